@@ -1,0 +1,65 @@
+# The single source of set-up: every target installs what it needs into .venv first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+ROOT := $(abspath .)
+
+export DAGSTER_HOME := $(ROOT)
+export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
+export SCORECARD_OUTPUT_DIR ?= $(ROOT)/reports
+
+.PHONY: scorecard week test lint dev bench sample clean install install-dev
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PIP) install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+## make scorecard: materialize the whole asset graph on the bundled sample fleet (or $SCORECARD_CONFIG)
+## for the latest complete week before the config's as_of, and print where the report is.
+scorecard: $(VENV)/.installed
+	@mkdir -p $(SCORECARD_STATE_DIR)
+	$(PY) -m scorecard_assets.cli run
+
+## make week WEEK=2026-10-26: render one past week (partition key = its Monday).
+week: $(VENV)/.installed
+	@test -n "$(WEEK)" || { echo "usage: make week WEEK=YYYY-MM-DD (a Monday)"; exit 2; }
+	@mkdir -p $(SCORECARD_STATE_DIR)
+	$(PY) -m scorecard_assets.cli run --partition $(WEEK)
+
+## make test: install the test extras and run the whole suite (offline).
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check scorecard_assets scorecard_tests bench
+	$(VENV)/bin/ruff format --check scorecard_assets scorecard_tests bench
+
+## make dev: the Dagster UI (and daemon: schedules, backfills) on http://127.0.0.1:3000
+dev: $(VENV)/.installed-dev
+	@mkdir -p $(SCORECARD_STATE_DIR)
+	set -m; $(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+## make bench SIZES="S M": generate benchmark fleets and print throughput, wall time, memory, requests.
+SIZES ?= S M
+bench: $(VENV)/.installed-dev
+	$(PY) -m bench.run $(SIZES)
+
+## make sample: regenerate the bundled sample fleet (deterministic; the committed copy must match).
+sample: $(VENV)/.installed
+	$(PY) -m scorecard_assets.sample_fleet.generate --out scorecard_assets/sample_fleet/data
+
+clean:
+	rm -rf $(VENV) .dagster reports bench/out bench/fleets

@@ -1,0 +1,242 @@
+"""The configuration file: a pydantic model loaded from YAML.
+
+The path comes from ``SCORECARD_CONFIG``; without it the bundled sample fleet's config is used.
+Every relative path in the file resolves against the folder of the config file. Unknown keys and
+bad values fail at load time with a message naming the key and the expected form.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+DEFAULT_CONFIG_PATH = PACKAGE_DIR / "sample_fleet" / "data" / "scorecard.yaml"
+
+DEFAULT_ALIASES: dict[str, str] = {"glm-latest": "glm-5.3"}
+DEFAULT_ROUTING_PREFIXES: list[str] = [
+    "zai-coding-plan",
+    "llmgateway",
+    "openrouter",
+    "moonshotai",
+    "anthropic",
+    "alibaba",
+    "google",
+    "openai",
+    "z-ai",
+    "zai",
+]
+
+_REPO_RE = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$")
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing, unreadable or invalid; the message says where and why."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RepoConfig(_Strict):
+    name: str = Field(description="owner/name")
+    checkouts: list[str] = Field(
+        default_factory=list, description="cwd glob patterns that attribute runs.jsonl rows to this repo"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _owner_name(cls, v: str) -> str:
+        if not _REPO_RE.match(v):
+            raise ValueError("expected owner/name, e.g. acme/api")
+        return v
+
+
+class HostConfig(_Strict):
+    name: str = Field(min_length=1)
+    dossier_home: Path = Field(description="the host's ~/.dossier (runs.jsonl, sched/<slug>/...)")
+
+
+class GitHubConfig(_Strict):
+    source: Literal["recorded", "api"] = "recorded"
+    recorded_dir: Path | None = Path("github")
+    base_url: str = "https://api.github.com"
+    token_env: str = Field(default="GITHUB_TOKEN", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    per_page: int = Field(default=100, ge=1, le=100)
+    timeout_s: float = Field(default=30.0, gt=0)
+    max_retries: int = Field(default=6, ge=0, le=20)
+    max_retry_wait_s: float = Field(default=120.0, ge=0, description="longest single back-off wait")
+    seconds_between_requests: float = Field(default=0.0, ge=0)
+    full_refresh: bool = False
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", v):
+            raise ValueError("expected an http(s) URL such as https://api.github.com or https://ghe.example/api/v3")
+        return v.rstrip("/")
+
+
+class WindowConfig(_Strict):
+    days: int = Field(default=30, gt=0, le=3660)
+    mode: Literal["runs", "issues"] = "runs"
+
+
+class PriceConfig(_Strict):
+    """USD per million tokens, used only to estimate cost where a log has tokens but no cost."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
+class ModelsConfig(_Strict):
+    aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
+    routing_prefixes: list[str] = Field(default_factory=lambda: list(DEFAULT_ROUTING_PREFIXES))
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+
+    @field_validator("aliases")
+    @classmethod
+    def _lower_aliases(cls, v: dict[str, str]) -> dict[str, str]:
+        return {k.strip().lower(): val.strip().lower() for k, val in v.items()}
+
+    @field_validator("routing_prefixes")
+    @classmethod
+    def _prefix_order(cls, v: list[str]) -> list[str]:
+        cleaned = [p.strip().lower() for p in v]
+        for i, p in enumerate(cleaned):
+            for q in cleaned[:i]:
+                if p != q and p.startswith(q):
+                    raise ValueError(f"prefix {p!r} must come before its own prefix {q!r} (longest first)")
+        return cleaned
+
+
+class ScorecardConfig(_Strict):
+    as_of: date | None = Field(default=None, description="the date treated as today for the default partition")
+    repos: list[RepoConfig] = Field(min_length=1)
+    hosts: list[HostConfig] = Field(default_factory=list)
+    github: GitHubConfig = Field(default_factory=GitHubConfig)
+    window: WindowConfig = Field(default_factory=WindowConfig)
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    cycles_import: list[Path] = Field(default_factory=list)
+    output_dir: Path = Path("reports")
+    config_path: Path | None = Field(default=None, exclude=True, description="set by load_config")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> ScorecardConfig:
+        names = [r.name for r in self.repos]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"repos: duplicated repo {', '.join(dup)}")
+        hosts = [h.name for h in self.hosts]
+        duph = sorted({n for n in hosts if hosts.count(n) > 1})
+        if duph:
+            raise ValueError(f"hosts: duplicated host name {', '.join(duph)}")
+        return self
+
+    @property
+    def repo_names(self) -> list[str]:
+        return [r.name for r in self.repos]
+
+    def recorded_repo_dir(self, repo: str) -> Path:
+        """``<recorded_dir>/<owner>/<name>`` for the recorded export."""
+        assert self.github.recorded_dir is not None
+        owner, name = repo.split("/", 1)
+        return self.github.recorded_dir / owner / name
+
+
+def _resolve(base: Path, p: Path) -> Path:
+    p = p.expanduser()
+    return p if p.is_absolute() else (base / p).resolve()
+
+
+def _format_errors(path: Path, err: ValidationError) -> str:
+    lines = [f"invalid scorecard config {path}:"]
+    for e in err.errors():
+        loc = ".".join(str(x) for x in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  - {loc}: unknown key")
+        elif e["type"] == "missing":
+            lines.append(f"  - {loc}: required key is missing")
+        else:
+            expected = e["msg"]
+            got = e.get("input")
+            shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+            lines.append(f"  - {loc}: {expected} (got {shown[:80]})")
+    return "\n".join(lines)
+
+
+def config_path_from_env() -> Path:
+    raw = os.environ.get("SCORECARD_CONFIG", "").strip()
+    return Path(raw).expanduser().resolve() if raw else DEFAULT_CONFIG_PATH
+
+
+def parse_config(data: object, path: Path) -> ScorecardConfig:
+    """Validate an already-parsed YAML document; resolve relative paths against ``path``'s folder."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid scorecard config {path}: expected a mapping at the top level")
+    try:
+        cfg = ScorecardConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_errors(path, err)) from None
+    base = path.parent
+    gh = cfg.github
+    if gh.recorded_dir is not None:
+        gh = gh.model_copy(update={"recorded_dir": _resolve(base, gh.recorded_dir)})
+    out = os.environ.get("SCORECARD_OUTPUT_DIR", "").strip()
+    return cfg.model_copy(
+        update={
+            "hosts": [h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts],
+            "github": gh,
+            "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],
+            "output_dir": Path(out).expanduser().resolve() if out else _resolve(base, cfg.output_dir),
+            "config_path": path,
+        }
+    )
+
+
+def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> ScorecardConfig:
+    """Load and validate the config (default: ``SCORECARD_CONFIG`` or the bundled sample fleet).
+
+    ``SCORECARD_OUTPUT_DIR``, when set, overrides ``output_dir``. With ``check_paths`` the inputs
+    that must exist (the recorded export when ``github.source`` is ``recorded``, every
+    ``cycles_import`` file) are checked and each missing one is named. Missing dossier homes are
+    not fatal: the readers report them as data warnings so one unreachable host does not stop a run.
+    """
+    p = Path(path).expanduser().resolve() if path else config_path_from_env()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read scorecard config {p}: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid scorecard config {p}: not valid YAML ({exc})") from None
+    cfg = parse_config(data, p)
+    if check_paths:
+        missing = missing_input_paths(cfg)
+        if missing:
+            raise ConfigError(
+                f"scorecard config {p}: missing path(s):\n" + "\n".join(f"  - {m}" for m in missing)
+            )
+    return cfg
+
+
+def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
+    missing: list[str] = []
+    if cfg.github.source == "recorded":
+        if cfg.github.recorded_dir is None:
+            missing.append("github.recorded_dir: required when github.source is recorded")
+        elif not cfg.github.recorded_dir.is_dir():
+            missing.append(f"github.recorded_dir: {cfg.github.recorded_dir}")
+    for i, f in enumerate(cfg.cycles_import):
+        if not f.is_file():
+            missing.append(f"cycles_import[{i}]: {f}")
+    return missing

@@ -1,0 +1,53 @@
+"""Sanitising of untrusted strings (trail values, log fields, event fields) before they reach a report.
+
+Pure functions, no Dagster. The rules follow scorecard.md section 6 ("Cell formatters") and
+section 11 (renderValue), extended to the invisible / bidi characters that can reorder a line.
+"""
+
+from __future__ import annotations
+
+import re
+
+REPLACEMENT = "\ufffd"
+ELLIPSIS = "\u2026"
+
+# C0 controls, DEL, C1 controls, zero-width and bidi controls.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+CELL_CAP = 120
+VALUE_CAP = 120
+WARNING_CAP = 300
+
+
+def scrub(value: object) -> str:
+    """Replace control, zero-width and bidi characters by U+FFFD."""
+    return _UNSAFE.sub(REPLACEMENT, "" if value is None else str(value))
+
+
+def cap(text: str, limit: int) -> str:
+    """Keep the first ``limit`` characters, marking a cut with an ellipsis."""
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
+
+def render_value(value: object) -> str:
+    """A raw value quoted inside a warning message (runstate-stats renderValue)."""
+    return cap(scrub(value), VALUE_CAP)
+
+
+def safe_cell(value: object, *, code: bool = False) -> str:
+    """A table cell: no column forging (pipes), no code-span escape (backticks), no raw HTML.
+
+    ``code=True`` for cells rendered inside a code span, where HTML entities would show literally.
+    """
+    text = cap(scrub(value), CELL_CAP).replace("|", "\\|").replace("`", "'")
+    if not code:
+        text = text.replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
+def safe_warning(value: object) -> str:
+    """A warning line: no live links (brackets become entities), no raw HTML, capped at 300 chars."""
+    text = cap(scrub(value), WARNING_CAP)
+    return (
+        text.replace("[", "&#91;").replace("]", "&#93;").replace("<", "&lt;").replace(">", "&gt;")
+    )

@@ -1,0 +1,72 @@
+"""The runstate:v1 milestone comment grammar (sources.md section 2.2).
+
+A comment is a milestone iff its body starts exactly with the marker. The parser validates
+nothing: it extracts ``phase, status, run, at, next`` (each '' when absent) and every pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RUNSTATE_MARKER = "<!-- runstate:v1 -->"
+
+FULL_CYCLE_PHASES = ("gate", "setup", "plan", "implement", "review", "ship", "report")
+BATCH_PHASES = ("batch-setup", "batch-validate", "batch-review", "batch-ship", "batch-report")
+CLASSIFY_PHASE = "classify"
+STATUSES = ("done", "partial", "blocked", "awaiting-merge", "superseded")
+
+
+@dataclass(frozen=True)
+class Milestone:
+    phase: str = ""
+    status: str = ""
+    run: str = ""
+    at: str = ""
+    next: str = ""
+    keys: dict[str, str] = field(default_factory=dict)
+
+
+def is_milestone(body: object) -> bool:
+    return isinstance(body, str) and body.startswith(RUNSTATE_MARKER)
+
+
+def _pair(token: str) -> tuple[str, str] | None:
+    eq = token.find("=")
+    if eq <= 0:  # no '=' or '=' at position 0
+        return None
+    return token[:eq], token[eq + 1 :]
+
+
+def parse_milestone(body: object) -> Milestone | None:
+    """Parse one comment body; ``None`` when it is not a runstate milestone."""
+    if not is_milestone(body):
+        return None
+    assert isinstance(body, str)
+    keys: dict[str, str] = {}
+    for raw_line in body[len(RUNSTATE_MARKER) :].split("\n"):
+        line = raw_line.strip()
+        if not line or line.startswith("<!--"):
+            continue
+        tokens = line.split() if line.startswith("phase=") else [line]
+        for token in tokens:
+            pair = _pair(token)
+            if pair is not None and pair[0] not in keys:  # first occurrence wins
+                keys[pair[0]] = pair[1]
+    return Milestone(
+        phase=keys.get("phase", ""),
+        status=keys.get("status", ""),
+        run=keys.get("run", ""),
+        at=keys.get("at", ""),
+        next=keys.get("next", ""),
+        keys=keys,
+    )
+
+
+def parse_milestones(bodies: list[object]) -> list[Milestone]:
+    """Milestones of a trail in comment order (non-milestone comments dropped)."""
+    out: list[Milestone] = []
+    for b in bodies:
+        m = parse_milestone(b)
+        if m is not None:
+            out.append(m)
+    return out

@@ -1,0 +1,139 @@
+"""GitHub REST shapes -> trail records -> the ``trail_comments`` frame.
+
+The recorded export and the live PyGithub sync both go through these functions, so both produce
+identical rows. Records are pydantic models (an input edge); the frame follows
+``schemas.TRAIL_COMMENTS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ..schemas import TRAIL_COMMENTS, empty_frame
+from .runstate import is_milestone
+
+_ISSUE_URL_RE = re.compile(r"/issues/(\d+)/?$")
+
+
+class IssueRecord(BaseModel):
+    """Issue metadata kept per repo (pull requests are flagged and later skipped)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo: str
+    number: int
+    state: str = ""
+    title: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    is_pull_request: bool = False
+
+
+class CommentRecord(BaseModel):
+    """One issue comment (any comment; milestones are selected when the frame is built)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo: str
+    issue: int
+    comment_id: int
+    body: str
+    created_at: datetime
+    updated_at: datetime | None = None
+    author: str = ""
+
+    @field_validator("created_at", "updated_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
+        return v
+
+
+def issue_from_rest(repo: str, obj: object) -> IssueRecord:
+    """An IssueRecord from a GitHub REST issue object; ValueError names the bad field."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"issue entry is {type(obj).__name__}, expected an object")
+    if not isinstance(obj.get("number"), int) or isinstance(obj.get("number"), bool):
+        raise ValueError("issue field 'number' must be an integer")
+    return IssueRecord(
+        repo=repo,
+        number=obj["number"],
+        state=str(obj.get("state") or ""),
+        title=str(obj.get("title") or ""),
+        created_at=obj.get("created_at"),
+        updated_at=obj.get("updated_at"),
+        is_pull_request=bool(obj.get("pull_request")),
+    )
+
+
+def comment_from_rest(repo: str, obj: object) -> CommentRecord:
+    """A CommentRecord from a GitHub REST issue-comment object (issue number from ``issue_url``)."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"comment entry is {type(obj).__name__}, expected an object")
+    url = obj.get("issue_url")
+    m = _ISSUE_URL_RE.search(url) if isinstance(url, str) else None
+    if m is None:
+        raise ValueError("comment field 'issue_url' must end with /issues/<number>")
+    if not isinstance(obj.get("id"), int) or isinstance(obj.get("id"), bool):
+        raise ValueError("comment field 'id' must be an integer")
+    body = obj.get("body")
+    if body is not None and not isinstance(body, str):
+        raise ValueError("comment field 'body' must be a string")
+    if not isinstance(obj.get("created_at"), str):
+        raise ValueError("comment field 'created_at' must be an ISO timestamp string")
+    user = obj.get("user")
+    author = user.get("login", "") if isinstance(user, dict) else ""
+    return CommentRecord(
+        repo=repo,
+        issue=int(m.group(1)),
+        comment_id=obj["id"],
+        body=body or "",
+        created_at=obj["created_at"],
+        updated_at=obj.get("updated_at"),
+        author=str(author or ""),
+    )
+
+
+def trail_frame(issues: Iterable[IssueRecord], comments: Iterable[CommentRecord]) -> pd.DataFrame:
+    """The trail_comments rows: milestone comments of non-PR issues, in trail (append) order.
+
+    Comments of issues not present in ``issues`` are kept (issue metadata left empty): the comment
+    listing is authoritative for trails, the issue listing only adds state and updated_at.
+    """
+    meta: dict[tuple[str, int], IssueRecord] = {(i.repo, i.number): i for i in issues}
+    rows: list[tuple[object, ...]] = []
+    for c in comments:
+        issue = meta.get((c.repo, c.issue))
+        if issue is not None and issue.is_pull_request:
+            continue
+        if not is_milestone(c.body):
+            continue
+        rows.append(
+            (
+                c.repo,
+                c.issue,
+                c.comment_id,
+                c.created_at,
+                c.updated_at or c.created_at,
+                c.author,
+                c.body,
+                issue.state if issue else "",
+                issue.updated_at if issue else None,
+            )
+        )
+    if not rows:
+        return empty_frame(TRAIL_COMMENTS)
+    df = pd.DataFrame(rows, columns=list(TRAIL_COMMENTS))
+    for col in ("created_at", "updated_at", "issue_updated_at"):
+        df[col] = pd.to_datetime(df[col], utc=True)
+    for col in ("issue", "comment_id"):
+        df[col] = df[col].astype("int64")
+    for col in ("repo", "author", "body", "issue_state"):
+        df[col] = df[col].astype("str")
+    return df.sort_values(["repo", "issue", "created_at", "comment_id"], kind="stable").reset_index(drop=True)

@@ -1,0 +1,29 @@
+"""Shared fixtures. Helpers add fixtures in their own test modules, not here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference_dir() -> Path | None:
+    env = os.environ.get("SCORECARD_REFERENCE_DIR")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO_ROOT.parent / "shared" / "reference")
+    for c in candidates:
+        if (c / "pragmatikos-pool-115382dd.json").is_file():
+            return c
+    return None
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    """The public reference data (../shared/reference or $SCORECARD_REFERENCE_DIR); never copied here."""
+    d = _reference_dir()
+    if d is None:
+        pytest.skip("reference data not found: set SCORECARD_REFERENCE_DIR to ../shared/reference")
+    return d
