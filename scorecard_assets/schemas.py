@@ -112,6 +112,7 @@ TRAIL_RUNS: Contract = {
     "run_id": ("str", "run= value; 'unknown-run' when empty"),
     "run_id_missing": ("bool", "the run= value was empty"),
     "run_order": ("int", "0-based first-seen order of the run in the issue's trail"),
+    "issue_updated_at": ("datetime", "the issue's updated_at, else its latest comment updated_at (issues-mode selection)"),
     "milestone_count": ("int", ""),
     "milestones": ("object", "list of dicts: phase (reported, merge-wait relabelled), raw_phase, status, at (Timestamp UTC), at_source ('at'|'server'), seconds (float|None), comment_id, model"),
     "phase_seconds": ("object", "dict phase -> sum of non-null, non-negative span seconds"),
