@@ -9,6 +9,8 @@ ROOT := $(abspath .)
 export DAGSTER_HOME := $(ROOT)
 export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
 export SCORECARD_OUTPUT_DIR ?= $(ROOT)/reports
+# numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
+export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: scorecard week test lint dev bench sample clean install install-dev
 

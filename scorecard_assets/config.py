@@ -79,7 +79,9 @@ class GitHubConfig(_Strict):
     @classmethod
     def _url(cls, v: str) -> str:
         if not re.match(r"^https?://[^\s/]+", v):
-            raise ValueError("expected an http(s) URL such as https://api.github.com or https://ghe.example/api/v3")
+            raise ValueError(
+                "expected an http(s) URL such as https://api.github.com or https://ghe.example/api/v3"
+            )
         return v.rstrip("/")
 
 
@@ -119,7 +121,9 @@ class ModelsConfig(_Strict):
 
 
 class ScorecardConfig(_Strict):
-    as_of: date | None = Field(default=None, description="the date treated as today for the default partition")
+    as_of: date | None = Field(
+        default=None, description="the date treated as today for the default partition"
+    )
     repos: list[RepoConfig] = Field(min_length=1)
     hosts: list[HostConfig] = Field(default_factory=list)
     github: GitHubConfig = Field(default_factory=GitHubConfig)
@@ -193,7 +197,9 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
     out = os.environ.get("SCORECARD_OUTPUT_DIR", "").strip()
     return cfg.model_copy(
         update={
-            "hosts": [h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts],
+            "hosts": [
+                h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts
+            ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],
             "output_dir": Path(out).expanduser().resolve() if out else _resolve(base, cfg.output_dir),

@@ -110,7 +110,9 @@ WARNING_CODES: dict[str, WarningCode] = {
     "telemetry_missing": WarningCode(("run_telemetry",), "runs.jsonl missing or empty on a host", "a"),
     "repo_sync_failed": WarningCode(("trail_comments",), "a repo's trails could not be read or synced", "f"),
     "agent_logs_missing": WarningCode(("agent_log_usage",), "no agent logs for a repo on a host", "d"),
-    "events_missing": WarningCode(("dispatch_events",), "events.jsonl missing or empty for a repo on a host", "e"),
+    "events_missing": WarningCode(
+        ("dispatch_events",), "events.jsonl missing or empty for a repo on a host", "e"
+    ),
     "malformed_line": WarningCode(
         ("trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage", "cycles"),
         "a line or record that could not be parsed or has wrong types (counted, skipped)",
@@ -121,15 +123,24 @@ WARNING_CODES: dict[str, WarningCode] = {
     ),
     "unknown_event": WarningCode(("dispatch_events",), "an event name outside the scheduler vocabulary"),
     "out_of_range_value": WarningCode(
-        ("run_telemetry", "agent_log_usage"), "a token or cost value that is negative, non-finite or too large"
+        ("run_telemetry", "agent_log_usage"),
+        "a token or cost value that is negative, non-finite or too large",
     ),
     # trail runs
-    "run_id_missing": WarningCode(("trail_runs",), "milestones with an empty run= pooled as unknown-run", "c1"),
-    "unusable_at": WarningCode(("trail_runs",), "a milestone whose at= is unusable; timed by the server", "c2"),
+    "run_id_missing": WarningCode(
+        ("trail_runs",), "milestones with an empty run= pooled as unknown-run", "c1"
+    ),
+    "unusable_at": WarningCode(
+        ("trail_runs",), "a milestone whose at= is unusable; timed by the server", "c2"
+    ),
     "negative_span": WarningCode(("trail_runs",), "a negative span between milestones (clock skew)", "c3"),
-    "review_counter_invalid": WarningCode(("trail_runs",), "a review counter that is not an integer 0-10000", "c4"),
+    "review_counter_invalid": WarningCode(
+        ("trail_runs",), "a review counter (or files=, tests_run=) that is not a valid integer", "c4"
+    ),
     "ac_met_exceeds_total": WarningCode(("trail_runs",), "ac_met greater than ac_total", "c5"),
-    "phase_negative_samples": WarningCode(("trail_runs",), "a phase whose spans include negative samples", "c6"),
+    "phase_negative_samples": WarningCode(
+        ("trail_runs",), "a phase whose spans include negative samples", "c6"
+    ),
     "classifier_only_runs": WarningCode(("trail_runs",), "runs holding only classify milestones", "c10"),
     "risk_unclassified": WarningCode(("trail_runs",), "cycle runs without a valid classifier risk=", "c11"),
     # join
@@ -139,7 +150,9 @@ WARNING_CODES: dict[str, WarningCode] = {
     "telemetry_unattributed": WarningCode(("run_table",), "runs.jsonl rows attributed to no repo"),
     "issue_number_ambiguous": WarningCode(("run_table",), "an issue number present in several repos"),
     "tier_unknown": WarningCode(("run_table",), "runs with no work dispatch tier and no telemetry tier"),
-    "cost_estimated": WarningCode(("run_table",), "costs estimated from tokens with the configured price table"),
+    "cost_estimated": WarningCode(
+        ("run_table",), "costs estimated from tokens with the configured price table"
+    ),
     # cycles
     "cycle_import_invalid": WarningCode(("cycles",), "imported cycle rows failing validation"),
 }
@@ -148,3 +161,29 @@ WARNING_CODES: dict[str, WarningCode] = {
 def warnings_for(asset: str) -> list[str]:
     """The warning codes that can be raised on ``asset`` (catalogue order)."""
     return [code for code, spec in WARNING_CODES.items() if asset in spec.assets]
+
+
+def lineage_warnings(result: TableResult) -> list[DataWarning]:
+    """The warnings of ``result`` and of every asset upstream of it (forwarded in ``extra``)."""
+    return [*result.extra.get("upstream_warnings", []), *result.warnings]
+
+
+def lineage_sources(result: TableResult) -> list[SourceStat]:
+    """The source statistics of ``result`` and of every asset upstream of it."""
+    return [*result.extra.get("upstream_sources", []), *result.sources]
+
+
+def forward_lineage(result: TableResult, *inputs: TableResult) -> TableResult:
+    """``result`` carrying its inputs' warnings and sources, so one downstream read sees them all."""
+    warnings: list[DataWarning] = []
+    sources: list[SourceStat] = []
+    for r in inputs:
+        warnings.extend(lineage_warnings(r))
+        sources.extend(lineage_sources(r))
+    extra = {**result.extra, "upstream_warnings": warnings, "upstream_sources": sources}
+    return TableResult(frame=result.frame, warnings=result.warnings, sources=result.sources, extra=extra)
+
+
+def warning_line(w: DataWarning) -> str:
+    """The one-line form used in the report and the sidecar's ``warnings`` list."""
+    return w.message + (f" (×{w.count})" if w.count > 1 else "")

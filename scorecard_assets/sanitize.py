@@ -34,20 +34,34 @@ def render_value(value: object) -> str:
     return cap(scrub(value), VALUE_CAP)
 
 
-def safe_cell(value: object, *, code: bool = False) -> str:
-    """A table cell: no column forging (pipes), no code-span escape (backticks), no raw HTML.
+_ENTITIES = {"[": "&#91;", "]": "&#93;", "<": "&lt;", ">": "&gt;"}
 
-    ``code=True`` for cells rendered inside a code span, where HTML entities would show literally.
+
+def _entities(text: str) -> str:
+    return "".join(_ENTITIES.get(ch, ch) for ch in text)
+
+
+def _cap_escaped(text: str, limit: int) -> str:
+    """Cap text that contains entities without cutting one in half."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    amp = cut.rfind("&")
+    if amp != -1 and ";" not in cut[amp:]:
+        cut = cut[:amp]
+    return cut + ELLIPSIS
+
+
+def safe_cell(value: object, *, code: bool = False) -> str:
+    """A table cell: no column forging (pipes), no code-span escape (backticks), no raw HTML or links.
+
+    ``code=True`` for cells rendered inside a code span, where entities would show literally (and
+    where links and HTML are inert anyway).
     """
     text = cap(scrub(value), CELL_CAP).replace("|", "\\|").replace("`", "'")
-    if not code:
-        text = text.replace("<", "&lt;").replace(">", "&gt;")
-    return text
+    return text if code else _entities(text)
 
 
 def safe_warning(value: object) -> str:
-    """A warning line: no live links (brackets become entities), no raw HTML, capped at 300 chars."""
-    text = cap(scrub(value), WARNING_CAP)
-    return (
-        text.replace("[", "&#91;").replace("]", "&#93;").replace("<", "&lt;").replace(">", "&gt;")
-    )
+    """A warning line: no live links (brackets become entities), no raw HTML, at most ~300 chars."""
+    return _cap_escaped(_entities(scrub(value)), WARNING_CAP)

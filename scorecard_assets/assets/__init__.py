@@ -1,1 +1,1 @@
-"""assets"""
+"""Thin Dagster assets wiring the pure modules: ingest, transform, report."""

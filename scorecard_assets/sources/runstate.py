@@ -6,6 +6,7 @@ nothing: it extracts ``phase, status, run, at, next`` (each '' when absent) and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 RUNSTATE_MARKER = "<!-- runstate:v1 -->"
@@ -14,6 +15,12 @@ FULL_CYCLE_PHASES = ("gate", "setup", "plan", "implement", "review", "ship", "re
 BATCH_PHASES = ("batch-setup", "batch-validate", "batch-review", "batch-ship", "batch-report")
 CLASSIFY_PHASE = "classify"
 STATUSES = ("done", "partial", "blocked", "awaiting-merge", "superseded")
+
+
+# JavaScript's whitespace (String.prototype.trim and /\s/): the writer and the reference reader are JS.
+_JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = re.compile(f"^[{_JS_WS}]+|[{_JS_WS}]+$")
+_JS_SPLIT = re.compile(f"[{_JS_WS}]+")
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,10 @@ def parse_milestone(body: object) -> Milestone | None:
     assert isinstance(body, str)
     keys: dict[str, str] = {}
     for raw_line in body[len(RUNSTATE_MARKER) :].split("\n"):
-        line = raw_line.strip()
+        line = _JS_TRIM.sub("", raw_line)
         if not line or line.startswith("<!--"):
             continue
-        tokens = line.split() if line.startswith("phase=") else [line]
+        tokens = _JS_SPLIT.split(line) if line.startswith("phase=") else [line]
         for token in tokens:
             pair = _pair(token)
             if pair is not None and pair[0] not in keys:  # first occurrence wins

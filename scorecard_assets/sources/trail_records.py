@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ..schemas import TRAIL_COMMENTS, empty_frame
 from .runstate import is_milestone
 
-_ISSUE_URL_RE = re.compile(r"/issues/(\d+)/?$")
+_ISSUE_URL_RE = re.compile(r"/issues/([0-9]+)/?\Z")
 
 
 class IssueRecord(BaseModel):
@@ -32,6 +32,13 @@ class IssueRecord(BaseModel):
     created_at: datetime | None = None
     updated_at: datetime | None = None
     is_pull_request: bool = False
+
+    @field_validator("created_at", "updated_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
+        return v
 
 
 class CommentRecord(BaseModel):
@@ -61,6 +68,9 @@ def issue_from_rest(repo: str, obj: object) -> IssueRecord:
         raise ValueError(f"issue entry is {type(obj).__name__}, expected an object")
     if not isinstance(obj.get("number"), int) or isinstance(obj.get("number"), bool):
         raise ValueError("issue field 'number' must be an integer")
+    for key in ("created_at", "updated_at"):
+        if obj.get(key) is not None and not isinstance(obj.get(key), str):
+            raise ValueError(f"issue field '{key}' must be an ISO timestamp string")
     return IssueRecord(
         repo=repo,
         number=obj["number"],
@@ -87,6 +97,8 @@ def comment_from_rest(repo: str, obj: object) -> CommentRecord:
         raise ValueError("comment field 'body' must be a string")
     if not isinstance(obj.get("created_at"), str):
         raise ValueError("comment field 'created_at' must be an ISO timestamp string")
+    if obj.get("updated_at") is not None and not isinstance(obj.get("updated_at"), str):
+        raise ValueError("comment field 'updated_at' must be an ISO timestamp string")
     user = obj.get("user")
     author = user.get("login", "") if isinstance(user, dict) else ""
     return CommentRecord(

@@ -1,0 +1,61 @@
+"""Assembling a window's report inputs: which warnings apply to it, and the sidecar's key order.
+
+Pure (no Dagster). The scoring module builds the reference part of the sidecar; this module adds
+our parts (pairings, sources, structured warnings) in the documented order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .records import DataWarning, SourceStat, collapse_warnings, warning_line
+
+REFERENCE_KEYS = (
+    "generatedAt",
+    "windowStart",
+    "windowEnd",
+    "windowDays",
+    "since",
+    "buckets",
+    "totals",
+    "repoTotals",
+    "grandTotal",
+    "phases",
+    "warnings",
+)
+OUR_KEYS = (
+    "windowMode",
+    "baselineWindowEnd",
+    "drops",
+    "riskClasses",
+    "pairings",
+    "sources",
+    "warningRecords",
+)
+
+
+def window_warnings(warnings: Iterable[DataWarning], issues: set[tuple[str, int]]) -> list[DataWarning]:
+    """Warnings that concern the window: those about one of its issues, and every warning that is
+    not about a single issue (sources, hosts, repo-wide counts). Identical ones are collapsed."""
+    kept = [w for w in warnings if w.issue is None or (w.repo or "", w.issue) in issues]
+    return collapse_warnings(kept)
+
+
+def assemble_sidecar(
+    scorecard: dict[str, Any],
+    *,
+    pairings: dict[str, Any] | None,
+    warnings: list[DataWarning],
+    sources: list[SourceStat],
+) -> dict[str, Any]:
+    """The full sidecar: reference keys in order, then ours (docs/architecture.md "Sidecar")."""
+    collapsed = collapse_warnings(warnings)
+    out: dict[str, Any] = {k: scorecard.get(k) for k in REFERENCE_KEYS}
+    out["warnings"] = [warning_line(w) for w in collapsed]
+    for k in OUR_KEYS:
+        out[k] = scorecard.get(k)
+    out["pairings"] = pairings or {"fleet": None, "imported": None}
+    out["sources"] = [s.model_dump() for s in sources]
+    out["warningRecords"] = [w.model_dump() for w in collapsed]
+    return out

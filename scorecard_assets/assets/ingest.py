@@ -1,0 +1,118 @@
+"""Group ``ingest``: unpartitioned snapshots of append-only history (trails, telemetry, events, logs).
+
+No ``from __future__ import annotations`` here: Dagster resolves the run-config class of an asset
+from its real annotation.
+"""
+
+from collections.abc import Iterator
+
+import dagster as dg
+
+from ..checks import warning_check_results, warning_check_specs
+from ..metadata import table_metadata
+from ..records import TableResult
+from ..resources import GitHubResource, ScorecardResource
+from ..sources.agent_logs import read_agent_logs
+from ..sources.events import read_dispatch_events
+from ..sources.runs_jsonl import read_run_telemetry
+from ..sources.trails_recorded import read_recorded_trails
+
+GROUP = "ingest"
+GITHUB_CACHE_FILE = "github-trails.sqlite"
+
+
+class TrailSyncConfig(dg.Config):
+    full_refresh: bool = False
+    """Re-read every issue and comment (drops comments deleted on GitHub); also settable in the config."""
+
+
+def _emit(
+    context: dg.AssetExecutionContext,
+    asset: str,
+    result: TableResult,
+    preview: list[str],
+    extra: dict[str, object] | None = None,
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    yield dg.Output(result, metadata={**table_metadata(result, preview), **(extra or {})})
+    yield from warning_check_results(context, asset, result.warnings)
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds={"github", "pandas"},
+    check_specs=warning_check_specs("trail_comments"),
+)
+def trail_comments(
+    context: dg.AssetExecutionContext,
+    config: TrailSyncConfig,
+    scorecard: ScorecardResource,
+    github: GitHubResource,
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """Every runstate milestone comment of the configured repos, one row per comment.
+
+    From the recorded export (`github.source: recorded`) or synced incrementally from the GitHub API
+    into a SQLite cache in the state directory (`github.source: api`); both give identical rows.
+    """
+    cfg = scorecard.load()
+    if cfg.github.source == "recorded":
+        result = read_recorded_trails(cfg)
+    else:
+        result = github.fetch_trails(
+            cfg,
+            scorecard.cache_dir() / GITHUB_CACHE_FILE,
+            full_refresh=config.full_refresh or cfg.github.full_refresh,
+            log=context.log,
+        )
+    yield from _emit(
+        context, "trail_comments", result, ["repo", "issue", "comment_id", "created_at", "author", "body"]
+    )
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("run_telemetry"))
+def run_telemetry(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
+    cfg = scorecard.load()
+    result = read_run_telemetry(list(cfg.hosts))
+    yield from _emit(
+        context,
+        "run_telemetry",
+        result,
+        ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
+    )
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("dispatch_events"))
+def dispatch_events(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
+    cfg = scorecard.load()
+    result = read_dispatch_events(cfg)
+    yield from _emit(
+        context,
+        "dispatch_events",
+        result,
+        ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
+    )
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("agent_log_usage"))
+def agent_log_usage(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
+    cfg = scorecard.load()
+    result = read_agent_logs(cfg, scorecard.cache_dir())
+    reads = result.extra.get("reads") or {}
+    extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
+    if result.extra.get("cache_problem"):
+        extra["cache_problem"] = str(result.extra["cache_problem"])
+    yield from _emit(
+        context,
+        "agent_log_usage",
+        result,
+        ["host", "repo", "issue", "slice_index", "agent_cli", "models", "cost_usd", "edit_calls"],
+        extra,
+    )

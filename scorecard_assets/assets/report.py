@@ -1,0 +1,172 @@
+"""Group ``report``: weekly partitions. The model scorecard, the pairing scores, the rendered report."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from ..assembly import assemble_sidecar, window_warnings
+from ..checks import guard_check_result, guard_check_spec
+from ..metadata import preview_markdown
+from ..partitions import weekly_partitions
+from ..records import TableResult, lineage_sources, lineage_warnings, warning_line
+from ..report.charts import chart_markdown, chart_pngs
+from ..report.digest import render_digest
+from ..report.markdown import render_markdown
+from ..report.publish import latest_window, publish_report
+from ..report.sidecar_model import dump_sidecar, sidecar_problems
+from ..resources import ScorecardResource
+from ..scoring.scorecard import build_scorecard, scorecard_frames, window_issue_rows
+from ..scoring.windows import Window, previous_window, select_runs, window_for_partition
+from ..transform.cycles import score_window
+
+GROUP = "report"
+GUARD_HINT = (
+    "that trail_comments synced every repo (its repo_sync_failed check), the GitHub token and its scopes "
+    "or the recorded export path, and the window mode; then re-materialize this partition."
+)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{datetime.now(UTC).microsecond // 1000:03d}Z"
+
+
+def _window(context: dg.AssetExecutionContext, scorecard: ScorecardResource) -> Window:
+    cfg = scorecard.load()
+    return window_for_partition(context.partition_key, days=cfg.window.days, mode=cfg.window.mode)
+
+
+def _issue_keys(runs: pd.DataFrame) -> set[tuple[str, int]]:
+    if runs.empty:
+        return set()
+    return {(str(r), int(i)) for r, i in runs[["repo", "issue"]].drop_duplicates().itertuples(index=False)}
+
+
+@dg.asset(
+    group_name=GROUP,
+    partitions_def=weekly_partitions,
+    kinds={"pandas"},
+    check_specs=[guard_check_spec("model_scorecard")],
+)
+def model_scorecard(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
+    totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier."""
+    w = _window(context, scorecard)
+    runs = select_runs(run_table.frame, w)
+    applicable = window_warnings(lineage_warnings(run_table), _issue_keys(runs))
+    sidecar = build_scorecard(
+        run_table.frame, w, generated_at=now_iso(), warnings=[warning_line(x) for x in applicable]
+    )
+    sidecar["sources"] = lineage_sources(run_table)
+    sidecar["warningRecords"] = applicable
+    prev = previous_window(w)
+    prev_rows = len(window_issue_rows(run_table.frame, prev))
+    frames = scorecard_frames(sidecar)
+    totals = frames.get("totals", pd.DataFrame())
+    grand = sidecar.get("grandTotal") or {}
+    yield dg.Output(
+        sidecar,
+        metadata={
+            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
+            "issue_rows": int(grand.get("n") or 0),
+            "delivered": int(grand.get("delivered") or 0),
+            "delivery_rate": float(grand.get("deliveryRate") or 0.0),
+            "models": len(sidecar.get("totals") or []),
+            "warnings": len(applicable),
+            "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
+        },
+    )
+    yield guard_check_result(
+        "model_scorecard",
+        rows=int(grand.get("n") or 0),
+        previous_rows=prev_rows,
+        window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+        hint=GUARD_HINT,
+    )
+
+
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
+def pairing_scores(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: TableResult
+) -> dg.Output[dict[str, Any]]:
+    """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
+    separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
+    w = _window(context, scorecard)
+    result = score_window(cycles.frame, window_start=w.start, window_end=w.end, generated=now_iso())
+    meta: dict[str, Any] = {"window": f"{w.window_start_date} → {w.window_end_date}"}
+    for origin in ("fleet", "imported"):
+        scored = result.get(origin)
+        groups = (scored or {}).get("views", {}).get("famCombo", {}).get("groups", [])
+        meta[f"{origin}_family_pairings"] = len(groups)
+        if groups:
+            rows = [
+                {
+                    "rank": g.get("rank"),
+                    "pairing": g["label"],
+                    "scoreAdj": round(g["scoreAdj"], 1),
+                    "interval": "–".join(f"{x:.1f}" for x in g.get("interval") or []),
+                    "tie": "≈" if g.get("tie") else "",
+                    "judged": g["hjudged"],
+                }
+                for g in groups
+            ]
+            meta[f"{origin}_family_ranking"] = dg.MetadataValue.md(
+                preview_markdown(pd.DataFrame(rows), rows=20)
+            )
+    result_with_warnings = {**result, "warnings": cycles.warnings, "sources": cycles.sources}
+    return dg.Output(result_with_warnings, metadata=meta)
+
+
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"markdown", "json"})
+def scorecard_report(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    model_scorecard: dict[str, Any],
+    pairing_scores: dict[str, Any],
+) -> dg.MaterializeResult:
+    """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
+    `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
+    charts are shown in this materialization's metadata."""
+    cfg = scorecard.load()
+    sidecar = assemble_sidecar(
+        model_scorecard,
+        pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
+        warnings=[*model_scorecard.get("warningRecords", []), *pairing_scores.get("warnings", [])],
+        sources=[*model_scorecard.get("sources", []), *pairing_scores.get("sources", [])],
+    )
+    regenerate = f"make week WEEK={context.partition_key}"
+    markdown = render_markdown(sidecar, regenerate_cmd=regenerate)
+    out_dir = Path(cfg.output_dir) / sidecar["windowEnd"]
+    digest = render_digest(sidecar, report_link=str(out_dir / "model-scorecard.md"))
+    pngs = chart_pngs(sidecar)
+    problems = sidecar_problems(sidecar)
+    if problems:
+        context.log.warning("sidecar does not validate: " + "; ".join(problems[:5]))
+    files: dict[str, bytes | str] = {
+        "model-scorecard.md": markdown,
+        "model-scorecard.json": dump_sidecar(sidecar),
+        "digest.txt": "\n".join(digest) + "\n",
+        **pngs,
+    }
+    written = publish_report(Path(cfg.output_dir), sidecar["windowEnd"], files)
+    embedded = chart_markdown({name: written[name] for name in pngs})
+    for line in digest:
+        context.log.info(line)
+    return dg.MaterializeResult(
+        metadata={
+            "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
+            "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
+            "path": dg.MetadataValue.path(str(written["model-scorecard.md"])),
+            "sidecar": dg.MetadataValue.path(str(written["model-scorecard.json"])),
+            "directory": dg.MetadataValue.path(str(written["model-scorecard.md"].parent)),
+            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+            "warnings": len(sidecar["warnings"]),
+            "sidecar_valid": not problems,
+            "latest_window": latest_window(Path(cfg.output_dir)) or "",
+        }
+    )

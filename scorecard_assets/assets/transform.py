@@ -1,0 +1,95 @@
+"""Group ``transform``: runs from trails, the joined run table, Pragmatikos cycles."""
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import dagster as dg
+import pandas as pd
+
+from ..checks import warning_check_results, warning_check_specs
+from ..config import ScorecardConfig
+from ..metadata import table_metadata
+from ..pragmatikos.cycles_import import read_cycle_files
+from ..records import TableResult, forward_lineage
+from ..resources import ScorecardResource
+from ..schemas import CYCLES
+from ..transform.cycles import fleet_cycles
+from ..transform.join import build_run_table
+from ..transform.trail_runs import build_trail_runs
+
+GROUP = "transform"
+
+
+def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
+    """'Now' for the snapshot: the end of the config's as_of day, else the current time (UTC)."""
+    if cfg.as_of is not None:
+        return pd.Timestamp(cfg.as_of, tz="UTC") + timedelta(days=1)
+    return pd.Timestamp.now(tz="UTC")
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("trail_runs"))
+def trail_runs(
+    context: dg.AssetExecutionContext, trail_comments: TableResult
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
+    start and end, classifier-only flag, risk class, model per phase, review counters."""
+    result = forward_lineage(build_trail_runs(trail_comments.frame), trail_comments)
+    yield dg.Output(
+        result,
+        metadata=table_metadata(
+            result,
+            ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
+        ),
+    )
+    yield from warning_check_results(context, "trail_runs", result.warnings)
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("run_table"))
+def run_table(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    trail_runs: TableResult,
+    run_telemetry: TableResult,
+    dispatch_events: TableResult,
+    agent_log_usage: TableResult,
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """The join: one row per run with canonical model and gateway, tier, agent CLI, merged cost and its
+    source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
+    cfg = scorecard.load()
+    joined = build_run_table(
+        trail_runs.frame, run_telemetry.frame, dispatch_events.frame, agent_log_usage.frame, cfg
+    )
+    result = forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
+    df = result.frame
+    meta = table_metadata(
+        result,
+        ["repo", "issue", "run_id", "model", "provider", "tier", "delivered", "cost_usd", "cost_source"],
+    )
+    meta["issues"] = int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0
+    meta["runs_with_cost"] = int(df["cost_usd"].notna().sum()) if len(df) else 0
+    yield dg.Output(result, metadata=meta)
+    yield from warning_check_results(context, "run_table", result.warnings)
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("cycles"))
+def cycles(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """Pragmatikos cycle rows (the 25 pooled fields): one per non-classifier fleet run, plus imported
+    session cycles tagged with their origin."""
+    cfg = scorecard.load()
+    fleet = fleet_cycles(run_table.frame, as_of=snapshot_time(cfg))
+    imported = read_cycle_files(list(cfg.cycles_import))
+    frames = [f for f in (fleet.frame, imported.frame) if len(f)]
+    frame = pd.concat(frames, ignore_index=True) if frames else fleet.frame
+    own = TableResult(
+        frame=frame,
+        warnings=[*fleet.warnings, *imported.warnings],
+        sources=[*fleet.sources, *imported.sources],
+    )
+    result = forward_lineage(own, run_table)
+    meta = table_metadata(result, list(CYCLES)[:26])
+    meta["fleet_cycles"] = len(fleet.frame)
+    meta["imported_cycles"] = len(imported.frame)
+    yield dg.Output(result, metadata=meta)
+    yield from warning_check_results(context, "cycles", result.warnings)

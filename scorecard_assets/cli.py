@@ -1,0 +1,125 @@
+"""Command line: ``python -m scorecard_assets.cli run|latest|backfill``.
+
+``run`` materializes the whole asset graph for one week (default: the latest complete week before
+the config's ``as_of``, else before today) in the Dagster instance at ``$DAGSTER_HOME`` (so the UI
+shows the runs), then prints where the report files are. ``backfill`` renders a range of past weeks
+from the current snapshots with no daemon (one in-process run per week).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+
+from .config import ConfigError, load_config
+from .scoring.windows import latest_complete_partition, window_for_partition
+
+
+def _instance() -> dg.DagsterInstance:
+    if os.environ.get("DAGSTER_HOME"):
+        return dg.DagsterInstance.get()
+    print("note: DAGSTER_HOME is not set; using a temporary instance (runs will not show in the UI)")
+    return dg.DagsterInstance.ephemeral()
+
+
+def _default_partition() -> str:
+    cfg = load_config()
+    return latest_complete_partition(cfg.as_of or datetime.now(UTC).date())
+
+
+def _weeks(start: str, end: str) -> list[str]:
+    a, b = date.fromisoformat(start), date.fromisoformat(end)
+    if a.weekday() != 0 or b.weekday() != 0:
+        raise SystemExit("backfill: --from and --to must be Mondays (partition keys), e.g. 2026-10-05")
+    out = []
+    while a <= b:
+        out.append(a.isoformat())
+        a += timedelta(days=7)
+    return out
+
+
+def _report_dir(partition: str) -> Path:
+    cfg = load_config()
+    w = window_for_partition(partition, days=cfg.window.days, mode=cfg.window.mode)
+    return Path(cfg.output_dir) / w.window_end_date
+
+
+def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> bool:
+    from .definitions import defs
+
+    job = defs.resolve_job_def(job_name)
+    result = job.execute_in_process(partition_key=partition, instance=instance, raise_on_error=False)
+    failed = [e for e in result.all_events if e.is_step_failure]
+    for e in failed:
+        print(
+            f"step failed: {e.step_key}: {e.event_specific_data.error.message.strip()[:500]}", file=sys.stderr
+        )
+    checks = result.get_asset_check_evaluations()
+    warn = [c for c in checks if not c.passed]
+    print(
+        f"{job_name} [{partition}]: {'SUCCESS' if result.success else 'FAILURE'}; "
+        f"{len(checks)} checks ran, {len(warn)} reported data warnings"
+    )
+    return result.success
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    partition = args.partition or _default_partition()
+    ok = _execute("weekly_scorecard_job", partition, _instance())
+    out = _report_dir(partition)
+    if ok and out.is_dir():
+        print(f"\nReport for week {partition} written to {out}/")
+        for p in sorted(out.iterdir()):
+            print(f"  {p}")
+        latest = out.parent / "latest"
+        if latest.is_dir():
+            print(f"latest: {latest}/model-scorecard.md")
+    return 0 if ok else 1
+
+
+def cmd_latest(_: argparse.Namespace) -> int:
+    print(_default_partition())
+    return 0
+
+
+def cmd_backfill(args: argparse.Namespace) -> int:
+    instance = _instance()
+    failures = 0
+    for key in _weeks(args.start, args.end):
+        if not _execute(args.job, key, instance):
+            failures += 1
+        else:
+            print(f"  -> {_report_dir(key)}")
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scorecard_assets.cli", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="materialize the whole graph for one week and print the report paths")
+    run.add_argument("--partition", help="week key (its Monday, YYYY-MM-DD); default: latest complete week")
+    run.set_defaults(func=cmd_run)
+    latest = sub.add_parser("latest", help="print the default partition key")
+    latest.set_defaults(func=cmd_latest)
+    bf = sub.add_parser("backfill", help="render past weeks in-process (no daemon needed)")
+    bf.add_argument("--from", dest="start", required=True, help="first week key (a Monday)")
+    bf.add_argument("--to", dest="end", required=True, help="last week key (a Monday)")
+    bf.add_argument(
+        "--job", default="weekly_report_job", help="weekly_report_job (default) or weekly_scorecard_job"
+    )
+    bf.set_defaults(func=cmd_backfill)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

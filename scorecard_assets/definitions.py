@@ -1,0 +1,17 @@
+"""The code location ``scorecard``: assembles assets, checks, jobs, schedule and resources."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from .assets import ingest, report, transform
+from .resources import GitHubResource, ScorecardResource
+from .schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard_schedule
+
+defs = dg.Definitions(
+    executor=dg.in_process_executor,
+    assets=dg.load_assets_from_modules([ingest, transform, report]),
+    jobs=[weekly_scorecard_job, weekly_report_job],
+    schedules=[weekly_scorecard_schedule],
+    resources={"scorecard": ScorecardResource(), "github": GitHubResource()},
+)

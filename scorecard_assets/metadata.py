@@ -1,0 +1,61 @@
+"""Materialization metadata for table-shaped assets: row count, column schema, a sanitised preview."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from .records import TableResult
+from .sanitize import safe_cell
+
+PREVIEW_ROWS = 10
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, list | dict):
+        text = f"{type(v).__name__}[{len(v)}]"
+    elif v is None or (isinstance(v, float) and pd.isna(v)) or v is pd.NA or v is pd.NaT:
+        text = ""
+    else:
+        text = str(v)
+    return safe_cell(text.replace("\n", " "))[:60]
+
+
+def preview_markdown(df: pd.DataFrame, columns: Sequence[str] | None = None, rows: int = PREVIEW_ROWS) -> str:
+    """A small markdown table of the first rows (every cell sanitised and shortened)."""
+    if df.empty:
+        return "_no rows_"
+    cols = [c for c in (columns or list(df.columns)) if c in df.columns]
+    head = df[cols].head(rows)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for rec in head.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v) for v in rec) + " |")
+    return "\n".join(lines)
+
+
+def table_metadata(result: TableResult, preview_columns: Sequence[str] | None = None) -> dict[str, Any]:
+    df = result.frame
+    meta: dict[str, Any] = {
+        "dagster/row_count": len(df),
+        "dagster/column_schema": dg.TableSchema(
+            columns=[dg.TableColumn(str(c), str(t)) for c, t in df.dtypes.items()]
+        ),
+        "preview": dg.MetadataValue.md(preview_markdown(df, preview_columns)),
+        "warnings": sum(w.count for w in result.warnings),
+    }
+    if result.sources:
+        meta["sources"] = dg.MetadataValue.md(sources_markdown(result))
+    return meta
+
+
+def sources_markdown(result: TableResult) -> str:
+    lines = ["| source | host | repo | files | rows | malformed | MB |", "|---|---|---|---|---|---|---|"]
+    for s in result.sources:
+        lines.append(
+            f"| {safe_cell(s.source)} | {safe_cell(s.host or '')} | {safe_cell(s.repo or '')} | {s.files} "
+            f"| {s.rows} | {s.malformed} | {s.bytes / 1e6:.1f} |"
+        )
+    return "\n".join(lines)

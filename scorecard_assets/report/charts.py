@@ -1,0 +1,294 @@
+"""PNG charts of the report, rendered with matplotlib's Agg canvas (no pyplot, no global backend).
+
+Two charts, both always produced (an explanatory "no data" image replaces an empty chart):
+
+- ``delivery-vs-cost.png``: one point per model of ``totals`` (n > 0) with a cost figure:
+  x = cost per delivered issue (USD), y = delivery rate (%), area proportional to ``n``, labelled
+  with the model. Models without a cost figure are listed in a side note.
+- ``pairing-scores.png``: the ranked family (``famCombo``) and model (``modelCombo``) pairings of
+  the fleet pool - and of the imported pool when there is one - as ``scoreAdj`` with the 90 %
+  interval as an error bar; tied ranks are drawn hollow and prefixed ``≈``; a dashed line marks
+  the pool (50).
+
+Reproducibility: fixed figure sizes and dpi, a fixed rc context (font, no math text, so a ``$`` in
+a model id cannot start a formula) and ``metadata={"Software": None}``, so the same sidecar gives
+byte-identical PNGs. Labels are untrusted and pass through ``sanitize.scrub`` and a length cap.
+Pure module, no Dagster.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import warnings
+from pathlib import Path
+from typing import Any
+
+import matplotlib as mpl
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from scorecard_assets.report.formatters import as_number
+from scorecard_assets.report.publish import write_atomic
+from scorecard_assets.sanitize import cap, scrub
+
+Row = dict[str, Any]
+
+DELIVERY_VS_COST = "delivery-vs-cost.png"
+PAIRING_SCORES = "pairing-scores.png"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+DPI = 100
+SCATTER_SIZE = (10.0, 6.0)
+PAIRING_PANEL_SIZE = (13.0, 5.5)  # width, height of one row of panels (fleet; imported adds a row)
+LABEL_CAP = 48
+MAX_BARS = 20
+MAX_SIDE_NOTE_NAMES = 14
+DEFAULT_MIN_JUDGED = 10
+POOL_SCORE = 50.0
+_VIEWS = (("famCombo", "family pairings"), ("modelCombo", "model pairings"))
+
+_RC: dict[str, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "text.usetex": False,
+    "text.parse_math": False,
+    "axes.unicode_minus": True,
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
+    "path.simplify": True,
+}
+_POINT_COLOUR = "#2b6cb0"
+_TIE_COLOUR = "#dd6b20"
+
+
+def render_charts(sidecar: dict, out_dir: Path) -> dict[str, Path]:
+    """Write every chart of :func:`chart_pngs` into ``out_dir`` (atomically); name -> path."""
+    paths: dict[str, Path] = {}
+    for name, data in chart_pngs(sidecar).items():
+        path = out_dir / name
+        write_atomic(path, data)
+        paths[name] = path
+    return paths
+
+
+def chart_pngs(sidecar: dict) -> dict[str, bytes]:
+    """The PNG bytes of every chart, keyed by file name (for ``publish_report``)."""
+    with mpl.rc_context(_RC), warnings.catch_warnings():
+        # A model id may hold characters the font lacks; matplotlib warns and draws a box.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        return {
+            DELIVERY_VS_COST: _png(_delivery_vs_cost_figure(sidecar)),
+            PAIRING_SCORES: _png(_pairing_scores_figure(sidecar)),
+        }
+
+
+def chart_markdown(paths: dict[str, Path]) -> str:
+    """Markdown embedding each PNG as a base64 data URI (for Dagster's ``MetadataValue.md``).
+
+    A file that cannot be read is named in an italic line instead of failing the report.
+    """
+    blocks: list[str] = []
+    for name, path in paths.items():
+        alt = cap(scrub(Path(name).stem), LABEL_CAP).replace("[", "(").replace("]", ")")
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            blocks.append(f"_chart {alt} could not be read: {scrub(exc.strerror or exc)}_")
+            continue
+        blocks.append(f"![{alt}](data:image/png;base64,{base64.b64encode(data).decode('ascii')})")
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+# ---------------------------------------------------------------------------------------- helpers
+
+
+def _png(fig: Figure) -> bytes:
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _label(value: object) -> str:
+    return cap(scrub(value), LABEL_CAP)
+
+
+def _dict_rows(value: object) -> list[Row]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _window_text(sidecar: dict) -> str:
+    start, end = sidecar.get("windowStart"), sidecar.get("windowEnd")
+    return f"{_label(start)} → {_label(end)}" if start and end else "window not recorded"
+
+
+def _no_data_figure(size: tuple[float, float], title: str, reason: str) -> Figure:
+    fig = Figure(figsize=size, dpi=DPI)
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    ax.set_title(title)
+    ax.text(0.5, 0.5, reason, ha="center", va="center", fontsize=12, color="#555555", wrap=True)
+    return fig
+
+
+# ------------------------------------------------------------------------------ delivery vs cost
+
+
+def _delivery_vs_cost_figure(sidecar: dict) -> Figure:
+    title = f"Delivery rate vs cost per delivered issue ({_window_text(sidecar)})"
+    models = [r for r in _dict_rows(sidecar.get("totals")) if (as_number(r.get("n")) or 0) > 0]
+    plotted = [
+        r
+        for r in models
+        if as_number(r.get("costPerDeliveredUsd")) is not None
+        and as_number(r.get("deliveryRate")) is not None
+    ]
+    uncosted = [_label(r.get("model", "?")) for r in models if r not in plotted]
+    if not models:
+        return _no_data_figure(SCATTER_SIZE, title, "No model has an issue in this window.")
+    fig = Figure(figsize=SCATTER_SIZE, dpi=DPI)
+    ax = fig.add_axes((0.08, 0.1, 0.64, 0.8))
+    ax.set_title(title)
+    if plotted:
+        _scatter_models(ax, plotted)
+    else:
+        ax.text(0.5, 0.5, "No model has a cost figure in this window.", ha="center", va="center")
+        ax.set_xticks([])
+    ax.set_xlabel("Cost per delivered issue (USD)")
+    ax.set_ylabel("Delivery rate (%)")
+    ax.set_ylim(-5, 108)
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    fig.text(0.75, 0.88, _side_note(uncosted), va="top", ha="left", fontsize=8.5, wrap=True)
+    return fig
+
+
+def _scatter_models(ax: Axes, rows: list[Row]) -> None:
+    costs = [float(as_number(r["costPerDeliveredUsd"]) or 0.0) for r in rows]
+    rates = [100.0 * float(as_number(r["deliveryRate"]) or 0.0) for r in rows]
+    counts = [float(as_number(r.get("n")) or 0.0) for r in rows]
+    largest = max(counts) or 1.0
+    sizes = [40.0 + 460.0 * c / largest for c in counts]
+    ax.scatter(costs, rates, s=sizes, alpha=0.55, color=_POINT_COLOUR, edgecolors="#1a365d", linewidths=0.8)
+    for row, x, y in zip(rows, costs, rates, strict=True):
+        n = int(as_number(row.get("n")) or 0)
+        ax.annotate(
+            f"{_label(row.get('model', '?'))} (n={n})",
+            (x, y),
+            xytext=(6, 5),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set_xlim(left=0, right=max(costs) * 1.25 if max(costs) > 0 else 1.0)
+
+
+def _side_note(names: list[str]) -> str:
+    header = "Point area ∝ n (issues).\n\nNo cost figure"
+    if not names:
+        return header + ": none."
+    shown = names[:MAX_SIDE_NOTE_NAMES]
+    more = len(names) - len(shown)
+    lines = [f"{header} ({len(names)}):", *(f"• {name}" for name in shown)]
+    if more > 0:
+        lines.append(f"(+{more} more)")
+    return "\n".join(lines)
+
+
+# -------------------------------------------------------------------------------- pairing scores
+
+
+def _ranked_groups(pool: Row, view: str) -> list[Row]:
+    """The view's groups at or above the judged-cycle floor with a score, in rank order."""
+    meta = pool.get("meta") if isinstance(pool.get("meta"), dict) else {}
+    floor = int(as_number(meta.get("minJudged")) or DEFAULT_MIN_JUDGED)
+    views = pool.get("views") if isinstance(pool.get("views"), dict) else {}
+    body = views.get(view) if isinstance(views.get(view), dict) else {}
+    groups = [
+        g
+        for g in _dict_rows(body.get("groups"))
+        if (as_number(g.get("hjudged")) or 0) >= floor and as_number(g.get("scoreAdj")) is not None
+    ]
+    order = sorted(
+        range(len(groups)),
+        key=lambda i: (as_number(groups[i].get("rank")) is None, as_number(groups[i].get("rank")) or 0.0, i),
+    )
+    return [groups[i] for i in order]
+
+
+def _pairing_panels(sidecar: dict) -> list[tuple[str, list[Row]]]:
+    pairings = sidecar.get("pairings") if isinstance(sidecar.get("pairings"), dict) else {}
+    panels: list[tuple[str, list[Row]]] = []
+    for origin, origin_title in (("fleet", "Fleet"), ("imported", "Imported")):
+        pool = pairings.get(origin)
+        if not isinstance(pool, dict):
+            continue
+        row = [(f"{origin_title} — {title}", _ranked_groups(pool, view)) for view, title in _VIEWS]
+        if origin == "fleet" or any(groups for _, groups in row):
+            panels.extend(row)
+    return panels
+
+
+def _pairing_scores_figure(sidecar: dict) -> Figure:
+    title = f"Pairing scores with 90 % intervals ({_window_text(sidecar)})"
+    panels = _pairing_panels(sidecar)
+    if not any(groups for _, groups in panels):
+        return _no_data_figure(
+            PAIRING_PANEL_SIZE, title, "No pairing reaches the judged-cycle floor in this window."
+        )
+    rows = len(panels) // 2
+    fig = Figure(figsize=(PAIRING_PANEL_SIZE[0], PAIRING_PANEL_SIZE[1] * rows), dpi=DPI, layout="constrained")
+    fig.suptitle(title)
+    axes = fig.subplots(rows, 2, squeeze=False)
+    for ax, (panel_title, groups) in zip(axes.flat, panels, strict=True):
+        _draw_pairing_panel(ax, panel_title, groups)
+    return fig
+
+
+def _draw_pairing_panel(ax: Axes, title: str, groups: list[Row]) -> None:
+    ax.set_title(title)
+    ax.set_xlim(0, 100)
+    ax.axvline(POOL_SCORE, color="#888888", linestyle="--", linewidth=1.0, label="pool = 50")
+    if not groups:
+        ax.text(50, 0.5, "no ranked pairing", ha="center", va="center", color="#555555")
+        ax.set_yticks([])
+        return
+    shown = groups[:MAX_BARS]
+    for position, group in enumerate(shown):
+        _draw_pairing(ax, position, group)
+    ax.set_yticks(range(len(shown)), [_pairing_label(g) for g in shown])
+    ax.set_ylim(len(shown) - 0.5, -0.5)
+    ax.set_xlabel("scoreAdj (0-100)")
+    ax.grid(True, axis="x", color="#eeeeee", linewidth=0.6)
+    if len(groups) > len(shown):
+        ax.text(99, len(shown) - 0.6, f"+{len(groups) - len(shown)} more not shown", ha="right", fontsize=7.5)
+    handles = [
+        ax.scatter([], [], color=_POINT_COLOUR, label="distinct rank"),
+        ax.scatter([], [], facecolors="white", edgecolors=_TIE_COLOUR, label="≈ tied with a neighbour"),
+    ]
+    ax.legend(handles=[*handles, ax.get_lines()[0]], loc="lower right", fontsize=7.5)
+
+
+def _draw_pairing(ax: Axes, position: int, group: Row) -> None:
+    score = float(as_number(group.get("scoreAdj")) or 0.0)
+    tied = group.get("tie") is True
+    colour = _TIE_COLOUR if tied else _POINT_COLOUR
+    low, high = _interval(group.get("interval"))
+    if low is not None and high is not None:
+        errors = [[max(score - low, 0.0)], [max(high - score, 0.0)]]
+        ax.errorbar([score], [position], xerr=errors, fmt="none", ecolor=colour, elinewidth=1.4, capsize=3)
+    face = "white" if tied else colour
+    ax.scatter([score], [position], s=36, facecolors=face, edgecolors=colour, linewidths=1.4, zorder=3)
+
+
+def _interval(value: object) -> tuple[float | None, float | None]:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return as_number(value[0]), as_number(value[1])
+    return None, None
+
+
+def _pairing_label(group: Row) -> str:
+    rank = as_number(group.get("rank"))
+    prefix = "≈ " if group.get("tie") is True else ""
+    rank_text = f"{int(rank)}. " if rank is not None else ""
+    return f"{prefix}{rank_text}{_label(group.get('label', '?'))}"

@@ -1,0 +1,125 @@
+"""The weekly 6-line digest (scorecard.md section 9), for a chat message or ``digest.txt``.
+
+Contract: :func:`render_digest` returns exactly six single-line strings, whatever the input:
+
+1. ``📊 Model scorecard (<windowStart> → <windowEnd>)``
+2. ``💰 Cheapest/delivered: `` per repo, the ``repoTotals`` row (n > 0) with the lowest
+   ``costPerDeliveredUsd`` as ``<repo short name> <model> ($X.XXX, n=K)``, joined by `` · ``;
+   ``no data`` when no repo has one. Ties keep the earlier row.
+3. ``🎯 Best delivery rate: `` the same with the highest ``deliveryRate`` -> ``(NN%, n=K)``.
+4. ``⚡ Fastest: `` the same with the lowest ``medianApiMinutes`` -> ``(X.X API-min, n=K)``.
+5. ``📉 Delivery rate drop >10pt: `` up to three entries of ``drops`` (worst first) as
+   ``<model> NN% → NN%`` plus `` (+k more)``, or ``none``.
+6. ``🔗 <report_link>`` plus `` — ⚠️ <k> data warning(s)`` when the sidecar has k > 0 warnings.
+
+``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
+by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
+included) are replaced, so no name can add a line. Pure module, no Dagster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scorecard_assets.report.formatters import as_number, fmt_pct, fmt_usd, js_number_str, js_to_fixed
+from scorecard_assets.sanitize import safe_cell, scrub
+
+Row = dict[str, Any]
+SEPARATOR = " · "
+MAX_DROPS_NAMED = 3
+
+
+def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
+    """The six digest lines for ``sidecar`` (see the module docstring)."""
+    repo_rows = _dict_rows(sidecar.get("repoTotals"))
+    window = f"{_plain(sidecar.get('windowStart', '?'))} → {_plain(sidecar.get('windowEnd', '?'))}"
+    return [
+        f"📊 Model scorecard ({window})",
+        "💰 Cheapest/delivered: "
+        + _winners_text(repo_rows, "costPerDeliveredUsd", lowest=True, show=fmt_usd),
+        "🎯 Best delivery rate: " + _winners_text(repo_rows, "deliveryRate", lowest=False, show=fmt_pct),
+        "⚡ Fastest: "
+        + _winners_text(
+            repo_rows, "medianApiMinutes", lowest=True, show=lambda v: f"{js_to_fixed(v, 1)} API-min"
+        ),
+        "📉 Delivery rate drop >10pt: " + _drops_text(sidecar.get("drops")),
+        _link_line(report_link, sidecar.get("warnings")),
+    ]
+
+
+def _dict_rows(value: object) -> list[Row]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _plain(value: object) -> str:
+    """A name in the digest: the reference's safeCell (no HTML entities: the digest is plain text)."""
+    return safe_cell(value, code=True)
+
+
+def _short_repo(repo: object) -> str:
+    text = repo if isinstance(repo, str) else ""
+    return text.rsplit("/", 1)[-1] or "?"
+
+
+def repo_winners(rows: list[Row], metric: str, *, lowest: bool) -> list[Row]:
+    """Per repo (first-appearance order), the row with n > 0 and the best non-null ``metric``.
+
+    Strict comparison, so of equal values the earlier row wins. Repos without any measurable row
+    are left out (the line then lists the others, or says ``no data``).
+    """
+    best: dict[object, Row] = {}
+    for row in rows:
+        n, value = as_number(row.get("n")), as_number(row.get(metric))
+        if not n or n <= 0 or value is None:
+            continue
+        repo = row.get("repo")
+        repo_key = repo if isinstance(repo, str) else repr(repo)
+        current = best.get(repo_key)
+        if current is None or _better(value, as_number(current.get(metric)), lowest):
+            best[repo_key] = row
+    return list(best.values())
+
+
+def _better(value: float, incumbent: float | None, lowest: bool) -> bool:
+    if incumbent is None:
+        return True
+    return value < incumbent if lowest else value > incumbent
+
+
+def _winners_text(rows: list[Row], metric: str, *, lowest: bool, show: Callable[[float], str]) -> str:
+    winners = repo_winners(rows, metric, lowest=lowest)
+    if not winners:
+        return "no data"
+    parts = []
+    for row in winners:
+        value = as_number(row.get(metric))
+        shown = show(value) if value is not None else "N/A"
+        parts.append(
+            f"{_plain(_short_repo(row.get('repo')))} {_plain(row.get('model', '?'))} "
+            f"({shown}, n={js_number_str(row.get('n'))})"
+        )
+    return SEPARATOR.join(parts)
+
+
+def _drop_size(entry: Row) -> float:
+    current, previous = as_number(entry.get("currentRate")), as_number(entry.get("previousRate"))
+    return current - previous if current is not None and previous is not None else float("inf")
+
+
+def _drops_text(drops: object) -> str:
+    entries = sorted(_dict_rows(drops), key=_drop_size)  # stable: worst first, unmeasurable last
+    if not entries:
+        return "none"
+    named = [
+        f"{_plain(e.get('model', '?'))} {fmt_pct(e.get('previousRate'))} → {fmt_pct(e.get('currentRate'))}"
+        for e in entries[:MAX_DROPS_NAMED]
+    ]
+    more = len(entries) - MAX_DROPS_NAMED
+    return SEPARATOR.join(named) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _link_line(report_link: str, warnings: object) -> str:
+    line = f"🔗 {scrub(report_link)}"
+    count = len(warnings) if isinstance(warnings, list) else 0
+    return line + (f" — ⚠️ {count} data warning(s)" if count > 0 else "")

@@ -1,0 +1,120 @@
+"""Report windows: weekly partition key -> window bounds, and the runs a window selects.
+
+A partition is a week keyed by its Monday (UTC). Its report window is the ``days`` days that end
+where the week ends: ``[end - days, end)`` with ``end`` = the next Monday at 00:00 UTC
+(product.md section 5, docs/architecture.md "Windows").
+
+Selection modes:
+
+- ``runs`` (default): a run belongs to the window when its ``started_at`` (first milestone time) is
+  in ``[start, end)``. Past windows can be recomputed exactly from append-only history.
+- ``issues`` (the reference's semantics): every run of each issue whose ``issue_updated_at`` is in
+  ``[start, end)``, i.e. the issue's whole trail, whatever the age of its runs.
+
+Pure module: no Dagster.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import pandas as pd
+
+WINDOW_MODES = ("runs", "issues")
+WEEK = pd.Timedelta(days=7)
+_KEY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_MONDAY = 0
+
+
+@dataclass(frozen=True)
+class Window:
+    """One report window: ``[start, end)`` in UTC, ``days`` long, selecting runs by ``mode``."""
+
+    start: pd.Timestamp
+    end: pd.Timestamp
+    days: int
+    mode: str
+    partition_key: str
+
+    @property
+    def window_start_date(self) -> str:
+        """The first day inside the window, ``YYYY-MM-DD`` (the sidecar's ``windowStart``)."""
+        return self.start.strftime("%Y-%m-%d")
+
+    @property
+    def window_end_date(self) -> str:
+        """The last day inside the window (end - 1 day), ``YYYY-MM-DD`` (the sidecar's ``windowEnd``)."""
+        return (self.end - pd.Timedelta(days=1)).strftime("%Y-%m-%d")
+
+
+def _check_days_and_mode(days: int, mode: str) -> None:
+    if isinstance(days, bool) or not isinstance(days, int) or days <= 0:
+        raise ValueError(f"window days must be a positive integer, got {days!r}")
+    if mode not in WINDOW_MODES:
+        raise ValueError(f"window mode must be one of {', '.join(WINDOW_MODES)}, got {mode!r}")
+
+
+def _parse_monday(key: str) -> date:
+    """The Monday named by a partition key; ValueError naming the key and the expected form."""
+    expected = "expected a Monday as YYYY-MM-DD, e.g. 2026-11-16"
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        raise ValueError(f"partition key {key!r} is malformed: {expected}")
+    try:
+        day = date.fromisoformat(key)
+    except ValueError:
+        raise ValueError(f"partition key {key!r} is not a real date: {expected}") from None
+    if day.weekday() != _MONDAY:
+        raise ValueError(f"partition key {key!r} is a {day.strftime('%A')}, not a Monday: {expected}")
+    return day
+
+
+def window_for_partition(key: str, *, days: int, mode: str) -> Window:
+    """The window of the week starting on Monday ``key``: it ends at ``key + 7 days`` 00:00 UTC.
+
+    Raises ValueError for a malformed or non-Monday key, non-positive ``days`` or an unknown mode.
+    """
+    _check_days_and_mode(days, mode)
+    monday = _parse_monday(key)
+    end = pd.Timestamp(monday, tz="UTC") + WEEK
+    return Window(start=end - pd.Timedelta(days=days), end=end, days=days, mode=mode, partition_key=key)
+
+
+def previous_window(w: Window) -> Window:
+    """The window ending 7 days before ``w`` (same length and mode): the baseline of Δ vs prev."""
+    end = w.end - WEEK
+    key = (end - WEEK).strftime("%Y-%m-%d")
+    return Window(start=end - pd.Timedelta(days=w.days), end=end, days=w.days, mode=w.mode, partition_key=key)
+
+
+def latest_complete_partition(as_of: date) -> str:
+    """The Monday key of the last week that ended on or before ``as_of`` (00:00 UTC of that day).
+
+    A week ends at the next Monday 00:00, so on a Monday the week that just ended is the previous
+    one; on any other day it is the week before the current one.
+    """
+    current_monday = as_of - timedelta(days=as_of.weekday())
+    return (current_monday - timedelta(days=7)).isoformat()
+
+
+def _in_window(times: pd.Series, w: Window) -> pd.Series:
+    """True where ``times`` is in ``[w.start, w.end)``; NaT is never inside."""
+    return (times >= w.start) & (times < w.end)
+
+
+def select_runs(run_table: pd.DataFrame, w: Window) -> pd.DataFrame:
+    """The runs of ``run_table`` that ``w`` selects (see the module doc), index reset, order kept.
+
+    In ``issues`` mode an issue is selected when any of its runs carries an ``issue_updated_at``
+    inside the window (the column is issue-level, so normally all of them or none).
+    """
+    if w.mode not in WINDOW_MODES:
+        raise ValueError(f"window mode must be one of {', '.join(WINDOW_MODES)}, got {w.mode!r}")
+    if w.mode == "runs":
+        mask = _in_window(run_table["started_at"], w)
+    else:
+        hit = run_table.loc[_in_window(run_table["issue_updated_at"], w), ["repo", "issue"]]
+        selected = pd.MultiIndex.from_frame(hit.drop_duplicates())
+        mask = pd.MultiIndex.from_frame(run_table[["repo", "issue"]]).isin(selected)
+    return run_table.loc[mask].reset_index(drop=True)

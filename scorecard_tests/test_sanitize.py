@@ -1,0 +1,56 @@
+"""Sanitising of untrusted strings (scorecard.md section 6 and section 15.1 items 9, 10, 20)."""
+
+from __future__ import annotations
+
+from scorecard_assets.sanitize import ELLIPSIS, REPLACEMENT, render_value, safe_cell, safe_warning
+
+
+def test_safe_cell_escapes_pipes_so_columns_cannot_be_forged() -> None:
+    assert safe_cell("evil | 100% | $0.001") == "evil \\| 100% \\| $0.001"
+
+
+def test_safe_cell_replaces_backticks_so_code_spans_cannot_be_escaped() -> None:
+    out = safe_cell("sneaky`](https://phish.example", code=True)
+    assert "`" not in out and out == "sneaky'](https://phish.example"
+
+
+def test_safe_cell_scrubs_controls_and_caps_length() -> None:
+    assert safe_cell("a\x1b[31mb\x7f") == f"a{REPLACEMENT}&#91;31mb{REPLACEMENT}"
+    long = "x" * 500
+    assert safe_cell(long) == "x" * 120 + ELLIPSIS
+
+
+def test_safe_cell_neutralises_html_outside_code_spans_only() -> None:
+    assert safe_cell("<unknown>") == "&lt;unknown&gt;"
+    assert safe_cell("<unknown>", code=True) == "<unknown>"
+
+
+def test_bidi_and_zero_width_characters_are_replaced() -> None:
+    assert safe_cell("a\u202eb\u200bc") == f"a{REPLACEMENT}b{REPLACEMENT}c"
+
+
+def test_safe_warning_defuses_links_and_escape_sequences() -> None:
+    out = safe_warning("o/r: [click here](https://evil.example)\u001b[31m boom")
+    assert "[click here](" not in out and "\u001b" not in out
+    assert "&#91;click here&#93;" in out
+
+
+def test_safe_warning_caps_long_lines() -> None:
+    out = safe_warning("w" * 5000)
+    assert len(out) < 320 and out.endswith(ELLIPSIS)
+
+
+def test_render_value_caps_at_120_and_scrubs() -> None:
+    assert render_value("v" * 500) == "v" * 120 + ELLIPSIS
+    assert render_value("\r\x00") == REPLACEMENT * 2
+    assert render_value(None) == ""
+
+
+def test_safe_cell_defuses_links_outside_code_spans() -> None:
+    assert safe_cell("[x](http://evil.example)") == "&#91;x&#93;(http://evil.example)"
+
+
+def test_safe_warning_stays_short_even_when_full_of_brackets() -> None:
+    out = safe_warning("[" * 5000)
+    assert len(out) < 320 and out.endswith(ELLIPSIS)
+    assert out[:-1].endswith("&#91;")  # no entity cut in half
