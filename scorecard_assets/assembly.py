@@ -7,6 +7,7 @@ our parts (pairings, sources, structured warnings) in the documented order.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .records import DataWarning, SourceStat, collapse_warnings, warning_line
@@ -33,6 +34,25 @@ OUR_KEYS = (
     "sources",
     "warningRecords",
 )
+
+
+def relative_to(warnings: Iterable[DataWarning], base: Path | None) -> list[DataWarning]:
+    """Warnings whose file paths under ``base`` (the config's folder) are shown relative to it, so a
+    published report does not spell out a machine's directory layout."""
+    if base is None:
+        return list(warnings)
+    prefix = str(base).rstrip("/") + "/"
+    out = []
+    for w in warnings:
+        if prefix in w.message or (w.path or "").startswith(prefix):
+            w = w.model_copy(
+                update={
+                    "message": w.message.replace(prefix, ""),
+                    "path": w.path[len(prefix) :] if w.path and w.path.startswith(prefix) else w.path,
+                }
+            )
+        out.append(w)
+    return out
 
 
 def window_warnings(warnings: Iterable[DataWarning], issues: set[tuple[str, int]]) -> list[DataWarning]:

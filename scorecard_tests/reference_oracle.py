@@ -129,7 +129,7 @@ def canonical(raw: str, aliases: dict[str, str], prefixes: list[str]) -> tuple[s
             break
         chain.append(hit[0])
         value = value[len(hit[0] + hit[1]) :].lstrip("~")
-    model = lowered if value == "" else (aliases[value] if value in aliases else value)
+    model = lowered if value == "" else aliases.get(value, value)
     return model, ("/".join(chain) if chain else None)
 
 

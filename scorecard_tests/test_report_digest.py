@@ -138,3 +138,10 @@ def test_reference_sidecar_digest(reference_dir: Path) -> None:
     assert lines[1].count(" · ") == 1  # two repos
     assert lines[4] == "📉 Delivery rate drop >10pt: none"
     assert lines[5] == "🔗 docs/reports/model-scorecard.md — ⚠️ 3 data warning(s)"
+
+
+def test_digest_names_cannot_carry_live_links() -> None:
+    from scorecard_assets.report.digest import _plain
+
+    out = _plain("[free credits](https://evil.example)\nline2")
+    assert "[" not in out and "](" not in out and "\n" not in out

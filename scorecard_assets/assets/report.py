@@ -8,8 +8,9 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from ..assembly import assemble_sidecar, window_warnings
+from ..assembly import assemble_sidecar, relative_to, window_warnings
 from ..checks import guard_check_result, guard_check_spec
+from ..config import ScorecardConfig
 from ..metadata import preview_markdown
 from ..partitions import weekly_partitions
 from ..records import TableResult, lineage_sources, lineage_warnings, warning_line
@@ -39,6 +40,11 @@ def _window(context: dg.AssetExecutionContext, scorecard: ScorecardResource) -> 
     return window_for_partition(context.partition_key, days=cfg.window.days, mode=cfg.window.mode)
 
 
+def _config_dir(cfg: ScorecardConfig) -> Path | None:
+    """Paths under the config's folder are shown relative to it in published reports."""
+    return cfg.config_path.parent if cfg.config_path else None
+
+
 def _issue_keys(runs: pd.DataFrame) -> set[tuple[str, int]]:
     if runs.empty:
         return set()
@@ -56,9 +62,11 @@ def model_scorecard(
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier."""
+    cfg = scorecard.load()
     w = _window(context, scorecard)
     runs = select_runs(run_table.frame, w)
-    applicable = window_warnings(lineage_warnings(run_table), _issue_keys(runs))
+    in_window = window_warnings(lineage_warnings(run_table), _issue_keys(runs))
+    applicable = relative_to(in_window, _config_dir(cfg))
     sidecar = build_scorecard(
         run_table.frame, w, generated_at=now_iso(), warnings=[warning_line(x) for x in applicable]
     )
@@ -136,7 +144,10 @@ def scorecard_report(
     sidecar = assemble_sidecar(
         model_scorecard,
         pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
-        warnings=[*model_scorecard.get("warningRecords", []), *pairing_scores.get("warnings", [])],
+        warnings=[
+            *model_scorecard.get("warningRecords", []),
+            *relative_to(pairing_scores.get("warnings", []), _config_dir(cfg)),
+        ],
         sources=[*model_scorecard.get("sources", []), *pairing_scores.get("sources", [])],
     )
     regenerate = f"make week WEEK={context.partition_key}"

@@ -14,7 +14,8 @@ Contract: :func:`render_digest` returns exactly six single-line strings, whateve
 
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
 by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
-included) are replaced, so no name can add a line. Pure module, no Dagster.
+included) are replaced, so no name can add a line; brackets become parentheses (no live links).
+Pure module, no Dagster.
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ def _dict_rows(value: object) -> list[Row]:
 
 
 def _plain(value: object) -> str:
-    """A name in the digest: the reference's safeCell (no HTML entities: the digest is plain text)."""
-    return safe_cell(value, code=True)
+    """A name in the digest: the reference's safeCell, and brackets turned into parentheses so a chat
+    client that renders markdown links cannot make a name a live link (no HTML entities: the digest
+    is plain text)."""
+    return safe_cell(value, code=True).replace("[", "(").replace("]", ")")
 
 
 def _short_repo(repo: object) -> str:

@@ -1,0 +1,257 @@
+"""Asset and check tests with ``dg.materialize`` on the bundled sample fleet (offline, temp instance).
+
+One session-scoped instance materializes the ingest and transform groups once; report partitions
+are then materialized from those stored snapshots, as a backfill would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+import pytest
+import yaml
+
+from scorecard_assets.assets import ingest, report, transform
+from scorecard_assets.config import DEFAULT_CONFIG_PATH
+from scorecard_assets.github.resource import GitHubResource
+from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings
+from scorecard_assets.resources import ScorecardResource
+from scorecard_assets.scoring.scorecard import build_scorecard
+from scorecard_assets.scoring.windows import previous_window, window_for_partition
+
+ALL_ASSETS = dg.load_assets_from_modules([ingest, transform, report])
+REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
+LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
+
+
+@pytest.fixture(scope="session")
+def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    root = tmp_path_factory.mktemp("sample-instance")
+    out = root / "reports"
+    old = os.environ.get("SCORECARD_OUTPUT_DIR")
+    os.environ["SCORECARD_OUTPUT_DIR"] = str(out)
+    resources = {
+        "scorecard": ScorecardResource(config_path=str(DEFAULT_CONFIG_PATH), state_dir=str(root / "state")),
+        "github": GitHubResource(),
+    }
+    (root / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
+        result = dg.materialize(
+            ALL_ASSETS,
+            instance=instance,
+            resources=resources,
+            selection=dg.AssetSelection.groups("ingest", "transform"),
+        )
+        yield {"instance": instance, "resources": resources, "result": result, "out": out, "root": root}
+    if old is None:
+        os.environ.pop("SCORECARD_OUTPUT_DIR", None)
+    else:
+        os.environ["SCORECARD_OUTPUT_DIR"] = old
+
+
+def _load(fleet_env: dict, key: str) -> TableResult:
+    return fleet_env["result"].asset_value(key)
+
+
+def _report(fleet_env: dict, partition: str, **kw: object) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        ALL_ASSETS,
+        instance=fleet_env["instance"],
+        resources=fleet_env["resources"],
+        selection=REPORT,
+        partition_key=partition,
+        **kw,
+    )
+
+
+def test_ingest_and_transform_succeed_with_every_check_warn_not_error(fleet_env: dict) -> None:
+    result = fleet_env["result"]
+    assert result.success
+    evals = result.get_asset_check_evaluations()
+    assert evals, "the warning checks must run with their assets"
+    assert all(e.severity == dg.AssetCheckSeverity.WARN for e in evals)
+    failed = {(e.asset_key.to_user_string(), e.check_name) for e in evals if not e.passed}
+    assert ("trail_runs", "unusable_at") in failed
+
+
+def test_every_warning_code_fires_on_the_sample_fleet(fleet_env: dict) -> None:
+    fired = {(w.code, w.asset) for w in lineage_warnings(_load(fleet_env, "cycles"))}
+    codes = {code for code, _ in fired}
+    assert codes == set(WARNING_CODES), f"never fired: {sorted(set(WARNING_CODES) - codes)}"
+
+
+def test_check_results_carry_counts_and_examples(fleet_env: dict) -> None:
+    evals = {
+        (e.asset_key.to_user_string(), e.check_name): e
+        for e in fleet_env["result"].get_asset_check_evaluations()
+    }
+    unusable = evals[("trail_runs", "unusable_at")]
+    assert unusable.metadata["count"].value >= 2
+    assert "$(date" in unusable.metadata["examples"].value
+    clean = evals[("trail_runs", "run_id_missing")]
+    assert clean.metadata["count"].value >= 1
+
+
+def test_ingest_metadata_has_rows_schema_and_preview(fleet_env: dict) -> None:
+    mats = {
+        e.asset_key.to_user_string(): e.event_specific_data.materialization
+        for e in fleet_env["result"].get_asset_materialization_events()
+    }
+    for key in ("trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage", "run_table"):
+        meta = mats[key].metadata
+        assert meta["dagster/row_count"].value > 0
+        assert meta["dagster/column_schema"].schema.columns
+        assert meta["preview"].value.startswith("| ")
+
+
+def test_run_table_hand_checked_examples(fleet_env: dict) -> None:
+    df = _load(fleet_env, "run_table").frame
+    # every issue has exactly one canonical run
+    canon = df.groupby(["repo", "issue"])["is_canonical"].sum()
+    assert (canon == 1).all()
+    # gateway spellings fold into one canonical model with the gateway kept as provider
+    glm = df[df["model_raw"].fillna("").str.contains("glm-latest")]
+    assert not glm.empty and set(glm["model"]) == {"glm-5.3"}
+    assert set(glm["provider"].dropna()) <= {"openrouter/z-ai", "z-ai", "llmgateway"}
+    # classifier-only runs carry no model and are flagged
+    assert df.loc[df["classifier_only"], "model"].eq("<unknown>").all()
+    # a run whose cost came only from its agent log says so
+    only_log = df[df["tele_cost_usd"].isna() & df["log_cost_usd"].notna() & ~df["log_cost_estimated"]]
+    assert not only_log.empty and set(only_log["cost_source"]) == {"agent-log"}
+
+
+def test_report_partition_writes_files_and_shows_the_report_in_the_ui(fleet_env: dict) -> None:
+    result = _report(fleet_env, LATEST)
+    assert result.success
+    guard = [e for e in result.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty"]
+    assert len(guard) == 1 and guard[0].passed
+    window = window_for_partition(LATEST, days=30, mode="runs")
+    folder = fleet_env["out"] / window.window_end_date
+    for name in (
+        "model-scorecard.md",
+        "model-scorecard.json",
+        "digest.txt",
+        "delivery-vs-cost.png",
+        "pairing-scores.png",
+    ):
+        assert (folder / name).is_file(), name
+    assert (fleet_env["out"] / "latest" / "model-scorecard.md").read_text() == (
+        folder / "model-scorecard.md"
+    ).read_text()
+    mat = next(
+        e.event_specific_data.materialization
+        for e in result.get_asset_materialization_events()
+        if e.asset_key.to_user_string() == "scorecard_report"
+    )
+    md = mat.metadata["report"].value
+    assert md.startswith("# Model Scorecard") and "data:image/png;base64," in md
+    sidecar = json.loads((folder / "model-scorecard.json").read_text())
+    assert (
+        sidecar["windowStart"] == window.window_start_date and sidecar["windowEnd"] == window.window_end_date
+    )
+    assert str(fleet_env["root"]) not in (folder / "model-scorecard.md").read_text()
+
+
+@pytest.mark.parametrize("mode", ["runs", "issues"])
+def test_partition_window_bounds_in_both_modes(tmp_path: Path, mode: str) -> None:
+    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
+    data["window"] = {"days": 30, "mode": mode}
+    for key in ("recorded_dir",):
+        data["github"][key] = str(DEFAULT_CONFIG_PATH.parent / data["github"].get(key, "github"))
+    data["hosts"] = [
+        {**h, "dossier_home": str(DEFAULT_CONFIG_PATH.parent / h["dossier_home"])} for h in data["hosts"]
+    ]
+    data["cycles_import"] = [str(DEFAULT_CONFIG_PATH.parent / p) for p in data.get("cycles_import", [])]
+    cfg_path = tmp_path / "scorecard.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    res = ScorecardResource(config_path=str(cfg_path), state_dir=str(tmp_path / "state"))
+    ctx = dg.build_asset_context(partition_key="2026-11-02", resources={"scorecard": res})
+    w = report._window(ctx, res)
+    assert (w.start, w.end, w.mode) == (
+        pd.Timestamp("2026-10-10T00:00:00Z"),
+        pd.Timestamp("2026-11-09T00:00:00Z"),
+        mode,
+    )
+    assert (w.window_start_date, w.window_end_date) == ("2026-10-10", "2026-11-08")
+
+
+def test_backfill_of_past_weeks_gives_deltas_matching_separately_computed_windows(fleet_env: dict) -> None:
+    weeks = ["2026-10-26", "2026-11-02", "2026-11-09"]
+    run_table = _load(fleet_env, "run_table").frame
+    for key in weeks:
+        assert _report(fleet_env, key).success
+        w = window_for_partition(key, days=30, mode="runs")
+        sidecar = json.loads((fleet_env["out"] / w.window_end_date / "model-scorecard.json").read_text())
+        prev = build_scorecard(run_table, previous_window(w), generated_at="x")
+        prev_rates = {t["model"]: t["deliveryRate"] for t in prev["totals"]}
+        with_delta = 0
+        for t in sidecar["totals"]:
+            if (
+                t["model"] in prev_rates
+                and prev_rates[t["model"]] is not None
+                and t["deliveryRate"] is not None
+            ):
+                assert t["deliveryRateDelta"] == pytest.approx(
+                    t["deliveryRate"] - prev_rates[t["model"]], abs=1e-12
+                )
+                assert t["deliveryRateBaselineWindowEnd"] == previous_window(w).window_end_date
+                with_delta += 1
+            else:
+                assert "deliveryRateDelta" not in t
+        assert with_delta >= 3
+    # an older week never replaces latest/
+    latest = (fleet_env["out"] / "latest" / "WINDOW").read_text().strip()
+    assert latest >= window_for_partition(weeks[-1], days=30, mode="runs").window_end_date
+
+
+def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp_path: Path) -> None:
+    # A snapshot whose runs all ended before the window: the window is empty, the previous is not.
+    full = _load(fleet_env, "run_table")
+    cut = pd.Timestamp("2026-10-25T00:00:00Z")
+    frame = full.frame[full.frame["started_at"] < cut].reset_index(drop=True)
+    emptied = TableResult(frame=frame, warnings=[], sources=[], extra={})
+    key = "2026-11-23"  # window 2026-10-31 .. 2026-11-29; its previous window holds runs
+    out = fleet_env["out"]
+    previous_latest = (
+        (out / "latest" / "model-scorecard.md").read_text() if (out / "latest").exists() else None
+    )
+    with dg.instance_for_test() as instance:
+        res = dg.materialize(
+            [
+                dg.AssetSpec("run_table"),
+                dg.AssetSpec("cycles"),
+                *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
+            ],
+            instance=instance,
+            resources={
+                **fleet_env["resources"],
+                "io_manager": _StaticIO({"run_table": emptied, "cycles": _load(fleet_env, "cycles")}),
+            },
+            partition_key=key,
+            raise_on_error=False,
+        )
+    assert not res.success
+    guard = next(e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty")
+    assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
+    assert "previous window" in (guard.description or "")
+    assert not (out / "2026-11-29").exists()
+    if previous_latest is not None:
+        assert (out / "latest" / "model-scorecard.md").read_text() == previous_latest
+
+
+class _StaticIO(dg.IOManager):
+    """Serves fixed upstream values and keeps outputs in memory (guard test only)."""
+
+    def __init__(self, values: dict[str, object]) -> None:
+        self.values = dict(values)
+
+    def handle_output(self, context: dg.OutputContext, obj: object) -> None:
+        self.values[context.asset_key.path[-1]] = obj
+
+    def load_input(self, context: dg.InputContext) -> object:
+        return self.values[context.asset_key.path[-1]]
