@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 ROOT := $(abspath .)
 
+# The instance lives in the repo (dagster.yaml here); state and reports in gitignored folders.
 export DAGSTER_HOME := $(ROOT)
 export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
 export SCORECARD_OUTPUT_DIR ?= $(ROOT)/reports

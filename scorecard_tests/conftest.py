@@ -27,3 +27,20 @@ def reference_dir() -> Path:
     if d is None:
         pytest.skip("reference data not found: set SCORECARD_REFERENCE_DIR to ../shared/reference")
     return d
+
+
+HERMETIC_ENV = (
+    "SCORECARD_CONFIG",
+    "SCORECARD_OUTPUT_DIR",
+    "SCORECARD_STATE_DIR",
+    "DAGSTER_HOME",
+    "GITHUB_TOKEN",
+)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _hermetic_environment() -> object:
+    """Tests never see the caller's scorecard settings (the Makefile exports some for `make scorecard`)."""
+    saved = {k: os.environ.pop(k) for k in HERMETIC_ENV if k in os.environ}
+    yield
+    os.environ.update(saved)

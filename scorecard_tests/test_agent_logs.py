@@ -1135,3 +1135,22 @@ def test_frame_values_for_a_mixed_log(tmp_path: Path) -> None:
     assert frame["slice_end"].iloc[1] == pd.Timestamp(1787999439536, unit="ms", tz="UTC")
     assert frame["bytes"].sum() == len(data)
     assert frame["cmd"].iloc[1] == " ".join(OPENCODE_CMD)
+
+
+def test_an_entry_named_like_a_log_that_is_a_directory_is_reported_unreadable(tmp_path: Path) -> None:
+    from scorecard_assets.config import parse_config
+    from scorecard_assets.sources.agent_logs import read_agent_logs
+
+    runs = tmp_path / "home" / "sched" / "acme-api" / "runs"
+    (runs / "issue-7.log").mkdir(parents=True)
+    (runs / "issue-8.log").write_text(
+        '{"type":"result","total_cost_usd":1.5,"usage":{"input_tokens":1,"output_tokens":2}}\n'
+    )
+    cfg = parse_config(
+        {"repos": [{"name": "acme/api"}], "hosts": [{"name": "h", "dossier_home": "home"}]},
+        tmp_path / "scorecard.yaml",
+    )
+    result = read_agent_logs(cfg)
+    unreadable = [w for w in result.warnings if w.code == "unreadable_file"]
+    assert len(unreadable) == 1 and "issue-7.log" in unreadable[0].message
+    assert list(result.frame["issue"]) == [8]

@@ -7,7 +7,6 @@ are then materialized from those stored snapshots, as a backfill would.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,14 +28,27 @@ REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
 
+def sample_config_copy(folder: Path, **overrides: object) -> Path:
+    """The bundled sample config with absolute input paths and ``overrides`` (e.g. output_dir)."""
+    base = DEFAULT_CONFIG_PATH.parent
+    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
+    data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
+    data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
+    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
+    data.update(overrides)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "scorecard.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
 @pytest.fixture(scope="session")
 def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("sample-instance")
     out = root / "reports"
-    old = os.environ.get("SCORECARD_OUTPUT_DIR")
-    os.environ["SCORECARD_OUTPUT_DIR"] = str(out)
+    cfg_path = sample_config_copy(root / "config", output_dir=str(out))
     resources = {
-        "scorecard": ScorecardResource(config_path=str(DEFAULT_CONFIG_PATH), state_dir=str(root / "state")),
+        "scorecard": ScorecardResource(config_path=str(cfg_path), state_dir=str(root / "state")),
         "github": GitHubResource(),
     }
     (root / "home").mkdir()
@@ -48,10 +60,6 @@ def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             selection=dg.AssetSelection.groups("ingest", "transform"),
         )
         yield {"instance": instance, "resources": resources, "result": result, "out": out, "root": root}
-    if old is None:
-        os.environ.pop("SCORECARD_OUTPUT_DIR", None)
-    else:
-        os.environ["SCORECARD_OUTPUT_DIR"] = old
 
 
 def _load(fleet_env: dict, key: str) -> TableResult:

@@ -46,10 +46,12 @@ slice, with the same results as a full parse.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -1324,7 +1326,7 @@ def _file_warnings(
     return found
 
 
-def _unreadable(path: Path, host: str, repo: str, exc: OSError, what: str) -> DataWarning:
+def _unreadable(path: Path, host: str, repo: str | None, exc: OSError, what: str) -> DataWarning:
     reason = exc.strerror or type(exc).__name__
     return DataWarning(
         code="unreadable_file",
@@ -1377,9 +1379,13 @@ def _shared_slug(runs_dir: Path, host: str, repo: str, slug: str, others: list[s
 
 
 def _log_entries(runs_dir: Path) -> list[tuple[str, Path]]:
-    """(name, path) of the regular files in ``runs_dir``, by name. OSError propagates."""
+    """(name, path) of every entry in ``runs_dir``, by name. OSError propagates.
+
+    Entries of any type are returned: one named like a log that is not a regular file (a directory,
+    a broken or looping symlink) is reported as unreadable by ``_read_one_log`` rather than skipped.
+    """
     with os.scandir(runs_dir) as entries:
-        found = [(e.name, Path(e.path)) for e in entries if e.is_file()]
+        found = [(e.name, Path(e.path)) for e in entries]
     return sorted(found)
 
 
@@ -1394,7 +1400,9 @@ class _Read:
     seen: set[str] = field(default_factory=set)
 
 
-def _read_repo_logs(read: _Read, host: HostConfig, repo: str, shared_with: list[str]) -> SourceStat:
+def _read_repo_logs(
+    read: _Read, host: HostConfig, repo: str, shared_with: list[str], *, home_is_file: bool = False
+) -> SourceStat:
     """Read ``<dossier_home>/sched/<slug>/runs/*.log`` of one repo on one host."""
     slug = sanitize_slug(repo)
     runs_dir = host.dossier_home / "sched" / slug / "runs"
@@ -1402,9 +1410,12 @@ def _read_repo_logs(read: _Read, host: HostConfig, repo: str, shared_with: list[
     if shared_with:
         read.warnings.append(_shared_slug(runs_dir, host.name, repo, slug, shared_with))
         return _source_stat(host.name, repo, runs_dir, tally, "slug shared with another repo; not read")
+    if home_is_file:
+        read.warnings.append(_missing(runs_dir, host.name, repo, tally, exists=False))
+        return _source_stat(host.name, repo, runs_dir, tally, "dossier home is not a directory")
     try:
         entries = _log_entries(runs_dir)
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
         read.warnings.append(_missing(runs_dir, host.name, repo, tally, exists=False))
         return _source_stat(host.name, repo, runs_dir, tally, "no runs/ directory")
     except OSError as exc:
@@ -1427,6 +1438,8 @@ def _read_one_log(read: _Read, where: _LogRow, tally: _DirTally) -> None:
     path = Path(where.log_path)
     try:
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
         slices = _read_log_file(path, st, read.cache, read.counters)
     except OSError as exc:
         tally.unreadable += 1
@@ -1518,9 +1531,13 @@ def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> Tabl
     sources: list[SourceStat] = []
     collisions = slug_collisions(cfg.repo_names)
     for host in cfg.hosts:
+        home_is_file = host.dossier_home.exists() and not host.dossier_home.is_dir()
+        if home_is_file:  # reported once per host; each repo below then reports its missing logs
+            problem = NotADirectoryError(errno.ENOTDIR, "Not a directory")
+            read.warnings.append(_unreadable(host.dossier_home, host.name, None, problem, "dossier home"))
         for repo in cfg.repo_names:
             shared_with = [r for r in collisions.get(sanitize_slug(repo), []) if r != repo]
-            sources.append(_read_repo_logs(read, host, repo, shared_with))
+            sources.append(_read_repo_logs(read, host, repo, shared_with, home_is_file=home_is_file))
     cache_problem: str | None = None
     if cache is not None:
         cache.forget_all_but(read.seen)
