@@ -53,7 +53,11 @@ def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> boo
     from .definitions import defs
 
     job = defs.resolve_job_def(job_name)
-    result = job.execute_in_process(partition_key=partition, instance=instance, raise_on_error=False)
+    level = os.environ.get("SCORECARD_LOG_LEVEL", "WARNING")  # DEBUG shows every Dagster event
+    quiet = {"loggers": {"console": {"config": {"log_level": level}}}}
+    result = job.execute_in_process(
+        partition_key=partition, instance=instance, raise_on_error=False, run_config=quiet
+    )
     failed = [e for e in result.all_events if e.is_step_failure]
     for e in failed:
         print(
@@ -73,6 +77,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     ok = _execute("weekly_scorecard_job", partition, _instance())
     out = _report_dir(partition)
     if ok and out.is_dir():
+        digest = out / "digest.txt"
+        if digest.is_file():
+            print("\n" + digest.read_text(encoding="utf-8").rstrip())
         print(f"\nReport for week {partition} written to {out}/")
         for p in sorted(out.iterdir()):
             print(f"  {p}")

@@ -144,4 +144,5 @@ def test_digest_names_cannot_carry_live_links() -> None:
     from scorecard_assets.report.digest import _plain
 
     out = _plain("[free credits](https://evil.example)\nline2")
-    assert "[" not in out and "](" not in out and "\n" not in out
+    assert "](" not in out and "\n" not in out
+    assert _plain("claude-opus-5[1m]") == "claude-opus-5[1m]"

@@ -14,7 +14,7 @@ Contract: :func:`render_digest` returns exactly six single-line strings, whateve
 
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
 by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
-included) are replaced, so no name can add a line; brackets become parentheses (no live links).
+included) are replaced, so no name can add a line; `](` is split (no live links).
 Pure module, no Dagster.
 """
 
@@ -54,10 +54,10 @@ def _dict_rows(value: object) -> list[Row]:
 
 
 def _plain(value: object) -> str:
-    """A name in the digest: the reference's safeCell, and brackets turned into parentheses so a chat
-    client that renders markdown links cannot make a name a live link (no HTML entities: the digest
-    is plain text)."""
-    return safe_cell(value, code=True).replace("[", "(").replace("]", ")")
+    """A name in the digest: the reference's safeCell, and ``](`` split so a chat client that renders
+    markdown cannot make a name a live link (no HTML entities: the digest is plain text, and names
+    such as ``claude-opus-5[1m]`` keep their brackets)."""
+    return safe_cell(value, code=True).replace("](", "] (")
 
 
 def _short_repo(repo: object) -> str:
