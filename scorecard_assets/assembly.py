@@ -1,7 +1,7 @@
-"""Assembling a window's report inputs: which warnings apply to it, and the sidecar's key order.
+"""Assembling a window's report inputs: which warnings apply to it, and the sidecar in its key order.
 
 Pure (no Dagster). The scoring module builds the reference part of the sidecar; this module adds
-our parts (pairings, sources, structured warnings) in the documented order.
+our parts (pairings, sources, structured warnings) in the order of ``sidecar_keys``.
 """
 
 from __future__ import annotations
@@ -11,29 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import DataWarning, SourceStat, collapse_warnings, warning_line
-
-REFERENCE_KEYS = (
-    "generatedAt",
-    "windowStart",
-    "windowEnd",
-    "windowDays",
-    "since",
-    "buckets",
-    "totals",
-    "repoTotals",
-    "grandTotal",
-    "phases",
-    "warnings",
-)
-OUR_KEYS = (
-    "windowMode",
-    "baselineWindowEnd",
-    "drops",
-    "riskClasses",
-    "pairings",
-    "sources",
-    "warningRecords",
-)
+from .sidecar_keys import OUR_KEYS, REFERENCE_KEYS
 
 
 def relative_to(warnings: Iterable[DataWarning], base: Path | None) -> list[DataWarning]:

@@ -1,13 +1,15 @@
-"""Materialization metadata for table-shaped assets: row count, column schema, a sanitised preview."""
+"""Materialization metadata for table-shaped assets: row count, column schema, a sanitised preview;
+and :func:`table_outputs`, what such an asset yields (its output, then its warning checks)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import dagster as dg
 import pandas as pd
 
+from .checks import warning_check_results
 from .records import TableResult
 from .sanitize import safe_cell
 
@@ -59,3 +61,16 @@ def sources_markdown(result: TableResult) -> str:
             f"| {s.rows} | {s.malformed} | {s.bytes / 1e6:.1f} |"
         )
     return "\n".join(lines)
+
+
+def table_outputs(
+    context: dg.AssetExecutionContext,
+    asset: str,
+    result: TableResult,
+    preview_columns: Sequence[str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """What a table-shaped asset yields: ``result`` with :func:`table_metadata` (then ``extra``'s
+    entries), then one result per selected warning check of ``asset``."""
+    yield dg.Output(result, metadata={**table_metadata(result, preview_columns), **(extra or {})})
+    yield from warning_check_results(context, asset, result.warnings)

@@ -214,6 +214,42 @@ RUN_TABLE_EXTRA: Contract = {
 
 RUN_TABLE: Contract = {**TRAIL_RUNS, **RUN_TABLE_EXTRA}
 
+# The report unit (scoring/issue_rows.py): one row per issue over a window's selected runs - the
+# reference row fields (camelCase) in its order, then ours (riskClass .. runCount).
+ISSUE_ROWS: Contract = {
+    "repo": ("str", "owner/name"),
+    "issue": ("int", "issue number"),
+    "model": ("str", "canonical model of the canonical run ('<unknown>' when absent)"),
+    "rawModel": ("str", "model= as written, or NA"),
+    "provider": ("str", "gateway chain, or NA (shown as 'direct')"),
+    "tier": ("str", "last in-window work-dispatch tier, else runs.jsonl tiers, else NA"),
+    "agentCli": ("str", "agent CLI of the last in-window work dispatch naming one, or NA"),
+    "delivered": ("bool", "canonical run delivered"),
+    "blocked": ("bool", "canonical run blocked"),
+    "costUsd": ("float", "merged cost; NaN = none reported"),
+    "inputTokens": ("float", "merged uncached input tokens"),
+    "outputTokens": ("float", "merged output tokens"),
+    "cacheCreationTokens": ("float", "merged cache-creation tokens"),
+    "cacheReadTokens": ("float", "merged cache-read tokens"),
+    "apiMinutes": ("float", "merged API duration / 60000"),
+    "costSource": ("str", "runs.jsonl | agent-log | estimate | NA (no cost)"),
+    "stalls": ("int", "summed over the selected runs"),
+    "escalations": ("int", "summed over the selected runs"),
+    "unverifiedExits": ("int", "summed over the selected runs"),
+    "reviewFixed": ("Int", "review run's fixed= (canonical run, else latest run with a review)"),
+    "reviewEscalated": ("Int", ""),
+    "acMet": ("Int", "both or neither with acTotal"),
+    "acTotal": ("Int", ""),
+    "wallClockMinutes": ("float", "canonical run total_seconds / 60"),
+    "phaseSeconds": ("object", "dict phase -> seconds of the canonical run"),
+    "riskClass": ("str", "low | med | high, or NA"),
+    "plannerModel": ("str", "canonical planner model of the canonical run"),
+    "builderModel": ("str", "canonical builder model of the canonical run"),
+    "costEstimated": ("bool", "costSource == 'estimate'"),
+    "canonicalRunId": ("str", "run id of the canonical run"),
+    "runCount": ("int", "selected non-classifier runs of the issue"),
+}
+
 # The 25 pooled Pragmatikos fields (pragmatikos.md section 1b) plus our provenance columns.
 CYCLES: Contract = {
     "model": ("str", ""),

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from scorecard_assets.pragmatikos.constants import POOLED_FIELDS, SHIP_STATE_COLUMNS
+from scorecard_assets.pragmatikos.constants import POOLED_FIELDS
 from scorecard_assets.pragmatikos.cycles_import import WARNINGS_PER_FILE, read_cycle_files
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
@@ -18,7 +18,7 @@ from scorecard_assets.transform.cycles import fleet_cycles, score_window, select
 
 UTC = "UTC"
 AS_OF = pd.Timestamp("2026-09-10T00:00:00Z")
-FRAME_CONTRACT = {**CYCLES, **SHIP_STATE_COLUMNS}
+FRAME_CONTRACT = CYCLES
 
 _DEFAULT_BY_KIND: dict[str, Any] = {
     "str": math.nan,

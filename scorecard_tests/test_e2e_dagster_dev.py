@@ -8,6 +8,7 @@ dagster dev copies that onto SIGTERM), and stopped with SIGTERM; the whole proce
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -114,10 +115,8 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                 os.killpg(pgid, 0)
             except ProcessLookupError:
                 break
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=0.2)
-            except subprocess.TimeoutExpired:
-                pass
         else:
             os.killpg(pgid, signal.SIGKILL)
             stopped_cleanly = False
@@ -194,11 +193,19 @@ def test_materialize_the_latest_week_through_graphql(dagster_dev: dict) -> None:
     materialized = {e["assetKey"]["path"][-1] for e in events if e["__typename"] == "MaterializationEvent"}
     assert {"trail_comments", "run_table", "model_scorecard", "scorecard_report"} <= materialized
     assert len(checks) >= 30
-    assert any(c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks)
+    assert any(
+        c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks
+    )
     assert any(c["checkName"] == "window_not_silently_empty" and c["success"] for c in checks)
 
     end = window_for_partition(PARTITION, days=30, mode="runs").window_end_date
     folder = dagster_dev["out"] / end
-    for name in ("model-scorecard.md", "model-scorecard.json", "digest.txt", "delivery-vs-cost.png", "pairing-scores.png"):
+    for name in (
+        "model-scorecard.md",
+        "model-scorecard.json",
+        "digest.txt",
+        "delivery-vs-cost.png",
+        "pairing-scores.png",
+    ):
         assert (folder / name).is_file(), name
     assert (dagster_dev["out"] / "latest" / "model-scorecard.md").is_file()

@@ -23,7 +23,7 @@ from scorecard_assets.transform.trail_runs import build_trail_runs
 
 from .reference_oracle import oracle_scorecard
 
-ROLLUP_COMPARED = (
+ROLLUP_COMPARED = (  # noqa: SIM905 - a few lines of names read better than 28 list items
     "n delivered blocked deliveryRate costPerDeliveredUsd costSamples costFromRunLogSamples medianApiMinutes "
     "billableTokensPerDeliveredIssue tokenSamples cacheTokenSamples medianWallClockMinutes acMet acTotal "
     "conformanceRate conformanceSamples stalls escalations unverifiedExits stallsPerIssue escalationsPerIssue "

@@ -18,9 +18,6 @@ from pydantic import ValidationError
 
 from scorecard_assets.records import DataWarning, SourceStat
 from scorecard_assets.report.sidecar_model import (
-    REFERENCE_KEYS,
-    ROLLUP_FIELDS,
-    SIDECAR_KEYS,
     PoolResult,
     dump_sidecar,
     sidecar_key_order_problems,
@@ -28,6 +25,7 @@ from scorecard_assets.report.sidecar_model import (
     validate_reference_part,
     validate_sidecar,
 )
+from scorecard_assets.sidecar_keys import REFERENCE_KEYS, ROLLUP_KEYS, SIDECAR_KEYS
 
 # ------------------------------------------------------------------------------------- builders
 
@@ -339,7 +337,7 @@ def test_optional_total_tail_and_our_rollup_extra_keep_their_place() -> None:
     assert list(total)[-2:] == ["providers", "deliveryRateDelta"]
     assert sidecar_key_order_problems(sidecar) == []
     # costEstimateSamples (ours) goes after agentClis, before providers
-    sidecar["totals"][0] = {**{k: total[k] for k in ("model", *ROLLUP_FIELDS)}, "costEstimateSamples": 0}
+    sidecar["totals"][0] = {**{k: total[k] for k in ("model", *ROLLUP_KEYS)}, "costEstimateSamples": 0}
     sidecar["totals"][0].update(providers=total["providers"])
     assert sidecar_key_order_problems(sidecar) == []
     validate_sidecar(sidecar)

@@ -1359,8 +1359,13 @@ def test_the_readers_report_each_new_anomaly_where_it_is(
     )
 
     unreadable_logs = raised("unreadable_file", "agent_log_usage")
-    assert sorted(Path(w.path or "").name for w in unreadable_logs) == ["dossier-2026-10-02.tar", "issue-1217.log"]
-    unreadable = {w.asset: w for w in sample_warnings if w.code == "unreadable_file" and w.asset != "agent_log_usage"}
+    assert sorted(Path(w.path or "").name for w in unreadable_logs) == [
+        "dossier-2026-10-02.tar",
+        "issue-1217.log",
+    ]
+    unreadable = {
+        w.asset: w for w in sample_warnings if w.code == "unreadable_file" and w.asset != "agent_log_usage"
+    }
     assert len(unreadable) == sum(1 for w in sample_warnings if w.code == "unreadable_file") - 2
     assert unreadable["trail_comments"].repo == "acme/mobile"
     assert Path(unreadable["trail_comments"].path or "").name == "issues.json"

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from scorecard_assets import schemas
-from scorecard_assets.scoring.issue_rows import ISSUE_ROWS, issue_rows
+from scorecard_assets.schemas import ISSUE_ROWS
+from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.windows import window_for_partition
 
 UTC = "UTC"

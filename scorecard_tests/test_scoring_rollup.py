@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from scorecard_assets import schemas
+from scorecard_assets.schemas import ISSUE_ROWS
 from scorecard_assets.scoring import rollup
 from scorecard_assets.scoring.collation import collation_key, locale_sorted
-from scorecard_assets.scoring.issue_rows import ISSUE_ROWS
 
 _KIND_DEFAULTS: dict[str, Any] = {"int": 0, "Int": pd.NA, "float": math.nan, "bool": False, "str": None}
 _DTYPES = {"int": "int64", "Int": "Int64", "float": "float64", "bool": "bool", "str": "str"}

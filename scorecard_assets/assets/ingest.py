@@ -8,9 +8,8 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from ..checks import warning_check_results, warning_check_specs
-from ..metadata import table_metadata
-from ..records import TableResult
+from ..checks import warning_check_specs
+from ..metadata import table_outputs
 from ..resources import GitHubResource, ScorecardResource
 from ..sources.agent_logs import read_agent_logs
 from ..sources.events import read_dispatch_events
@@ -24,17 +23,6 @@ GITHUB_CACHE_FILE = "github-trails.sqlite"
 class TrailSyncConfig(dg.Config):
     full_refresh: bool = False
     """Re-read every issue and comment (drops comments deleted on GitHub); also settable in the config."""
-
-
-def _emit(
-    context: dg.AssetExecutionContext,
-    asset: str,
-    result: TableResult,
-    preview: list[str],
-    extra: dict[str, object] | None = None,
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    yield dg.Output(result, metadata={**table_metadata(result, preview), **(extra or {})})
-    yield from warning_check_results(context, asset, result.warnings)
 
 
 @dg.asset(
@@ -63,7 +51,7 @@ def trail_comments(
             full_refresh=config.full_refresh or cfg.github.full_refresh,
             log=context.log,
         )
-    yield from _emit(
+    yield from table_outputs(
         context, "trail_comments", result, ["repo", "issue", "comment_id", "created_at", "author", "body"]
     )
 
@@ -75,7 +63,7 @@ def run_telemetry(
     """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
     cfg = scorecard.load()
     result = read_run_telemetry(list(cfg.hosts))
-    yield from _emit(
+    yield from table_outputs(
         context,
         "run_telemetry",
         result,
@@ -90,7 +78,7 @@ def dispatch_events(
     """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
     cfg = scorecard.load()
     result = read_dispatch_events(cfg)
-    yield from _emit(
+    yield from table_outputs(
         context,
         "dispatch_events",
         result,
@@ -109,7 +97,7 @@ def agent_log_usage(
     extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
     if result.extra.get("cache_problem"):
         extra["cache_problem"] = str(result.extra["cache_problem"])
-    yield from _emit(
+    yield from table_outputs(
         context,
         "agent_log_usage",
         result,

@@ -6,9 +6,9 @@ from datetime import timedelta
 import dagster as dg
 import pandas as pd
 
-from ..checks import warning_check_results, warning_check_specs
+from ..checks import warning_check_specs
 from ..config import ScorecardConfig
-from ..metadata import table_metadata
+from ..metadata import table_outputs
 from ..pragmatikos.cycles_import import read_cycle_files
 from ..records import TableResult, forward_lineage
 from ..resources import ScorecardResource
@@ -34,14 +34,12 @@ def trail_runs(
     """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
     start and end, classifier-only flag, risk class, model per phase, review counters."""
     result = forward_lineage(build_trail_runs(trail_comments.frame), trail_comments)
-    yield dg.Output(
+    yield from table_outputs(
+        context,
+        "trail_runs",
         result,
-        metadata=table_metadata(
-            result,
-            ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
-        ),
+        ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
     )
-    yield from warning_check_results(context, "trail_runs", result.warnings)
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("run_table"))
@@ -61,14 +59,17 @@ def run_table(
     )
     result = forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
     df = result.frame
-    meta = table_metadata(
+    counts = {
+        "issues": int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0,
+        "runs_with_cost": int(df["cost_usd"].notna().sum()) if len(df) else 0,
+    }
+    yield from table_outputs(
+        context,
+        "run_table",
         result,
         ["repo", "issue", "run_id", "model", "provider", "tier", "delivered", "cost_usd", "cost_source"],
+        counts,
     )
-    meta["issues"] = int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0
-    meta["runs_with_cost"] = int(df["cost_usd"].notna().sum()) if len(df) else 0
-    yield dg.Output(result, metadata=meta)
-    yield from warning_check_results(context, "run_table", result.warnings)
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("cycles"))
@@ -88,8 +89,5 @@ def cycles(
         sources=[*fleet.sources, *imported.sources],
     )
     result = forward_lineage(own, run_table)
-    meta = table_metadata(result, list(CYCLES)[:26])
-    meta["fleet_cycles"] = len(fleet.frame)
-    meta["imported_cycles"] = len(imported.frame)
-    yield dg.Output(result, metadata=meta)
-    yield from warning_check_results(context, "cycles", result.warnings)
+    counts = {"fleet_cycles": len(fleet.frame), "imported_cycles": len(imported.frame)}
+    yield from table_outputs(context, "cycles", result, list(CYCLES)[:26], counts)

@@ -107,6 +107,13 @@ class CacheError(RuntimeError):
     """The cache file cannot be opened or written (corrupt file, other schema, disk full…)."""
 
 
+def as_utc(value: datetime | None) -> datetime | None:
+    """``value`` in UTC (a naive datetime is taken as UTC); None stays None."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def to_micros(value: datetime | None) -> int | None:
     """Epoch microseconds (UTC); a naive datetime is taken as UTC."""
     if value is None:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..sources.trail_records import CommentRecord, IssueRecord
-from .cache import TrailCache
+from .cache import TrailCache, as_utc
 from .client import DEFAULT_BASE_URL
 
 
@@ -38,9 +38,9 @@ class ExportResult:
 
 def rest_time(value: datetime | None) -> str | None:
     """GitHub's timestamp form (``2026-08-01T00:00:00Z``; fractional seconds kept when present)."""
+    value = as_utc(value)
     if value is None:
         return None
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if value.microsecond:
         return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")

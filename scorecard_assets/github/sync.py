@@ -50,7 +50,7 @@ from ..sources.trail_records import (
     issue_from_rest,
     trail_frame,
 )
-from .cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache
+from .cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache, as_utc
 from .client import ApiReader, Page, client_context, describe_error, redacting_logs
 
 ASSET = "trail_comments"
@@ -136,7 +136,7 @@ def parse_time(value: object) -> datetime | None:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    return as_utc(parsed)
 
 
 def since_param(cursor: datetime | None, overlap_s: float) -> dict[str, str]:
@@ -204,7 +204,7 @@ def _read_issue_page(repo: str, page: Page, report: SyncReport, now: datetime) -
             continue
         out.records.append(record)
         out.cleared.append((LISTING_ISSUES, str(record.number)))
-        out.latest = _latest(out.latest, _aware(record.updated_at) or _aware(record.created_at))
+        out.latest = _latest(out.latest, as_utc(record.updated_at) or as_utc(record.created_at))
     return out
 
 
@@ -285,73 +285,65 @@ def _note_malformed(
     )
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 # ------------------------------------------------------------------------------------------ listings
 
 
-def _sync_issues(
-    reader: ApiReader,
-    cache: TrailCache,
-    repo: str,
-    report: SyncReport,
-    *,
-    since: datetime | None,
-    full: bool,
-    api_url: str,
-    options: SyncOptions,
-) -> None:
+@dataclass(frozen=True)
+class _RepoSync:
+    """One repo's sync: where it lists from and stores to, what it reports, and how it lists.
+
+    ``full``: list everything (no ``since``) and drop stored comments the listing did not return.
+    """
+
+    reader: ApiReader
+    cache: TrailCache
+    repo: str
+    report: SyncReport
+    full: bool
+    api_url: str
+    options: SyncOptions
+
+
+def _sync_issues(job: _RepoSync, since: datetime | None) -> None:
+    """The issue listing from ``since`` (everything when None), page by page into the cache."""
     params = {
         "state": "all",
         "sort": "updated",
         "direction": "desc",
-        "per_page": reader.ctx.settings.per_page,
-        **since_param(since, options.cursor_overlap_s),
+        "per_page": job.reader.ctx.settings.per_page,
+        **since_param(since, job.options.cursor_overlap_s),
     }
     started = datetime.now(UTC)
     latest: datetime | None = None
-    for page in reader.pages(f"/repos/{repo}/issues", params):
-        report.pages += 1
-        report.issues_seen += len(page.items)
-        parsed = _read_issue_page(repo, page, report, started)
+    for page in job.reader.pages(f"/repos/{job.repo}/issues", params):
+        job.report.pages += 1
+        job.report.issues_seen += len(page.items)
+        parsed = _read_issue_page(job.repo, page, job.report, started)
         latest = _latest(latest, parsed.latest)
         change = CacheChange(issues=parsed.records, rejects=parsed.rejects, cleared_rejects=parsed.cleared)
         if page.is_last:
-            change.issues_cursor = latest if full else _latest(latest, since)
-            change.api_url = api_url
-            if full:
+            change.issues_cursor = latest if job.full else _latest(latest, since)
+            change.api_url = job.api_url
+            if job.full:
                 change.drop_rejects_before = (LISTING_ISSUES, started)
-        report.issues_upserted += cache.apply(repo, change).issues_changed
+        job.report.issues_upserted += job.cache.apply(job.repo, change).issues_changed
 
 
-def _sync_comments(
-    reader: ApiReader,
-    cache: TrailCache,
-    repo: str,
-    report: SyncReport,
-    *,
-    since: datetime | None,
-    full: bool,
-    api_url: str,
-    options: SyncOptions,
-) -> None:
+def _sync_comments(job: _RepoSync, since: datetime | None) -> None:
+    """The repository-wide comment listing from ``since`` (everything when None), page by page."""
     params = {
         "sort": "updated",
         "direction": "desc",
-        "per_page": reader.ctx.settings.per_page,
-        **since_param(since, options.cursor_overlap_s),
+        "per_page": job.reader.ctx.settings.per_page,
+        **since_param(since, job.options.cursor_overlap_s),
     }
     started = datetime.now(UTC)
     latest: datetime | None = None
     seen: set[int] = set()
-    for page in reader.pages(f"/repos/{repo}/issues/comments", params):
-        report.pages += 1
-        report.comments_seen += len(page.items)
-        parsed = _read_comment_page(repo, page, report, started)
+    for page in job.reader.pages(f"/repos/{job.repo}/issues/comments", params):
+        job.report.pages += 1
+        job.report.comments_seen += len(page.items)
+        parsed = _read_comment_page(job.repo, page, job.report, started)
         latest = _latest(latest, parsed.latest)
         seen.update(parsed.seen_ids)
         change = CacheChange(
@@ -360,39 +352,29 @@ def _sync_comments(
             rejects=parsed.rejects,
             cleared_rejects=parsed.cleared,
         )
-        if page.is_last and not full:
+        if page.is_last and not job.full:
             change.comments_cursor = _latest(latest, since)
-            change.api_url = api_url
+            change.api_url = job.api_url
             change.synced_at = datetime.now(UTC)
-        result = cache.apply(repo, change)
-        report.comments_upserted += result.comments_changed
-        report.comments_deleted += result.comments_deleted
-    if full:
-        _finish_full_refresh(reader, cache, repo, report, seen, latest, started, api_url, options)
+        result = job.cache.apply(job.repo, change)
+        job.report.comments_upserted += result.comments_changed
+        job.report.comments_deleted += result.comments_deleted
+    if job.full:
+        _finish_full_refresh(job, seen, latest, started)
 
 
-def _finish_full_refresh(
-    reader: ApiReader,
-    cache: TrailCache,
-    repo: str,
-    report: SyncReport,
-    seen: set[int],
-    latest: datetime | None,
-    started: datetime,
-    api_url: str,
-    options: SyncOptions,
-) -> None:
+def _finish_full_refresh(job: _RepoSync, seen: set[int], latest: datetime | None, started: datetime) -> None:
     """Drop stored comments the full listing did not return (each confirmed gone), move the cursor."""
-    missing = sorted(cache.comment_ids(repo) - seen)
+    missing = sorted(job.cache.comment_ids(job.repo) - seen)
     gone: list[int] = []
     found: list[CommentRecord] = []
     removals: list[tuple[int, datetime | None]] = []
     for comment_id in missing:
-        if not options.verify_deletions:
+        if not job.options.verify_deletions:
             gone.append(comment_id)
             continue
-        report.deletion_checks += 1
-        obj = _get_comment_or_none(reader, repo, comment_id)
+        job.report.deletion_checks += 1
+        obj = _get_comment_or_none(job.reader, job.repo, comment_id)
         if obj is None:
             gone.append(comment_id)
             continue
@@ -400,7 +382,7 @@ def _finish_full_refresh(
         latest = _latest(latest, version)
         try:
             if is_milestone(obj.get("body")):
-                found.append(comment_from_rest(repo, obj))
+                found.append(comment_from_rest(job.repo, obj))
             else:
                 removals.append((comment_id, version))
         except ValueError:
@@ -412,13 +394,13 @@ def _finish_full_refresh(
         delete_comment_ids=gone,
         drop_rejects_before=(LISTING_COMMENTS, started),
         comments_cursor=latest,
-        api_url=api_url,
+        api_url=job.api_url,
         full_refresh_at=now,
         synced_at=now,
     )
-    result = cache.apply(repo, change)
-    report.comments_upserted += result.comments_changed
-    report.comments_deleted += result.comments_deleted
+    result = job.cache.apply(job.repo, change)
+    job.report.comments_upserted += result.comments_changed
+    job.report.comments_deleted += result.comments_deleted
 
 
 def _get_comment_or_none(reader: ApiReader, repo: str, comment_id: int) -> dict[str, Any] | None:
@@ -455,30 +437,13 @@ def sync_repo(
     before = cache.cursor(repo)
     full = full_refresh or (before.api_url is not None and before.api_url != api_url)
     report = SyncReport(repo=repo, full_refresh=full, cursor_before=before)
+    job = _RepoSync(reader, cache, repo, report, full=full, api_url=api_url, options=opts)
     attempts_before = ctx.counter.attempts
     started = time.perf_counter()
     with redacting_logs(ctx.redactor):
         try:
-            _sync_issues(
-                reader,
-                cache,
-                repo,
-                report,
-                since=None if full else before.issues_since,
-                full=full,
-                api_url=api_url,
-                options=opts,
-            )
-            _sync_comments(
-                reader,
-                cache,
-                repo,
-                report,
-                since=None if full else before.comments_since,
-                full=full,
-                api_url=api_url,
-                options=opts,
-            )
+            _sync_issues(job, since=None if full else before.issues_since)
+            _sync_comments(job, since=None if full else before.comments_since)
         except CacheError:
             raise
         except Exception as exc:  # any GitHub/HTTP failure only fails this repo; its cached data stays

@@ -167,12 +167,3 @@ BOOTSTRAP_CELLS_PER_CHUNK: Final = 2_000_000
 
 # verify: largest absolute difference accepted between a stored and a recomputed value.
 VERIFY_TOLERANCE: Final = 1e-9
-
-# Columns a cycles frame carries beside schemas.CYCLES so that a window can re-judge the ship state
-# of fleet cycles as of its own end (transform/cycles.py ship_judgement). Imported cycles hold NA.
-SHIP_STATE_COLUMNS: Final[dict[str, tuple[str, str]]] = {
-    "ended_at": ("datetime", "fleet: run end (last milestone); imports: NaT"),
-    "delivered": ("boolean", "fleet: the run delivered; imports: NA"),
-    "blocked": ("boolean", "fleet: the run ended blocked; imports: NA"),
-    "superseded_only": ("boolean", "fleet: every non-classify milestone was superseded; imports: NA"),
-}

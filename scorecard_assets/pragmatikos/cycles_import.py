@@ -14,7 +14,7 @@ Every row is validated (:class:`PooledCycleRow`): text fields are text; counts a
 JSON object is ``malformed_line``; a file that cannot be read is ``unreadable_file``. Every other
 row still counts.
 
-Output: a frame with the ``schemas.CYCLES`` columns plus ``SHIP_STATE_COLUMNS`` (all NA here),
+Output: a frame with the ``schemas.CYCLES`` columns (the ship-state ones all NA here),
 ``origin = "import:<file name>"``, ``started_at`` = the day at 00:00 UTC, ``repo``/``issue``/
 ``run_id`` NA; one ``SourceStat`` per file.
 """
@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..records import DataWarning, SourceStat, TableResult
 from ..sanitize import render_value
 from ..schemas import CYCLES, empty_frame
-from .constants import POOLED_FIELDS, SHIP_STATE_COLUMNS
+from .constants import POOLED_FIELDS
 
 ASSET = "cycles"
 SOURCE = "cycles import"
@@ -357,10 +357,9 @@ def _read_file(path: Path) -> _FileRead:
 
 
 def _frame(rows: list[tuple[PooledCycleRow, str]]) -> pd.DataFrame:
-    """The cycles frame (``schemas.CYCLES`` + ``SHIP_STATE_COLUMNS``) of validated rows."""
-    contract = {**CYCLES, **SHIP_STATE_COLUMNS}
+    """The cycles frame (``schemas.CYCLES``) of validated rows."""
     if not rows:
-        return empty_frame(contract)
+        return empty_frame(CYCLES)
     columns: dict[str, Any] = {name: [getattr(row, name) for row, _ in rows] for name in POOLED_FIELDS}
     days = pd.to_datetime(pd.Series(columns["day"], dtype="str"), format="%Y-%m-%d", utc=True)
     n = len(rows)
@@ -378,7 +377,7 @@ def _frame(rows: list[tuple[PooledCycleRow, str]]) -> pd.DataFrame:
             "superseded_only": pd.Series([pd.NA] * n, dtype="boolean"),
         }
     )
-    return frame[list(contract)]
+    return frame[list(CYCLES)]
 
 
 _DTYPES = {"str": "str", "int": "int64", "float": "float64"}

@@ -47,6 +47,7 @@ from .constants import (
     IMPUTED_TIER_POSITION,
     MIN_JUDGED,
     NO_EFFORT,
+    POOLED_FIELDS,
     SCHEMA,
     SHIP_JUDGED,
     SHIP_PENDING,
@@ -192,31 +193,8 @@ def normalise_row(
     )
 
 
-_FACT_COLUMNS = (
-    "model",
-    "prov",
-    "variant",
-    "role",
-    "pm",
-    "pp",
-    "pv",
-    "bm",
-    "bp",
-    "bv",
-    "u",
-    "a",
-    "tedits",
-    "tpaths",
-    "teerr",
-    "tcost",
-    "tship",
-    "tshipe",
-    "thrs",
-    "tver",
-    "tabort",
-    "latmed",
-    "day",
-)
+# The pooled fields the scorer reads: all of them but the harness and its version (provenance only).
+_FACT_COLUMNS = tuple(name for name in POOLED_FIELDS if name not in ("harness", "hversion"))
 
 
 def cycle_facts(cycles: pd.DataFrame) -> list[CycleFacts]:
@@ -480,7 +458,8 @@ def evidence_counts(acc: Accumulator) -> dict[str, int]:
     return {axis: int(getattr(acc, EVIDENCE_COUNT[axis]) or 0) for axis in AXES}
 
 
-def _ratio(numerator: Number, denominator: Number) -> float | None:
+def ratio_or_none(numerator: Number, denominator: Number) -> float | None:
+    """``numerator / denominator``; None (no evidence) when the denominator is not positive."""
     return numerator / denominator if denominator > 0 else None
 
 
@@ -498,15 +477,15 @@ def pool_axes(accs: Sequence[Accumulator]) -> AxisValues:
     for acc in accs:
         bags.extend(acc.lat_bag)
     return {
-        "shipr": _ratio(100 * _total(accs, "hshipped"), _total(accs, "hshipJudged")),
-        "oneshot": _ratio(100 * _total(accs, "hone"), _total(accs, "hshipped")),
-        "ttss": _ratio(_total(accs, "huShip"), _total(accs, "hshipped")),
-        "hps": _ratio(_total(accs, "hhrsShip"), _total(accs, "hshipped")),
-        "dpss": _ratio(_total(costed, "hcostShip"), _total(costed, "hshippedCosted")),
-        "eerrp": _ratio(100 * _total(accs, "hteerr"), _total(accs, "hedits")),
-        "abortp": _ratio(100 * _total(accs, "habort"), _total(accs, "hjudged")),
-        "verp": _ratio(100 * _total(accs, "hver"), _total(accs, "hjudged")),
-        "ept": _ratio(_total(accs, "hedits"), _total(accs, "hu")),
+        "shipr": ratio_or_none(100 * _total(accs, "hshipped"), _total(accs, "hshipJudged")),
+        "oneshot": ratio_or_none(100 * _total(accs, "hone"), _total(accs, "hshipped")),
+        "ttss": ratio_or_none(_total(accs, "huShip"), _total(accs, "hshipped")),
+        "hps": ratio_or_none(_total(accs, "hhrsShip"), _total(accs, "hshipped")),
+        "dpss": ratio_or_none(_total(costed, "hcostShip"), _total(costed, "hshippedCosted")),
+        "eerrp": ratio_or_none(100 * _total(accs, "hteerr"), _total(accs, "hedits")),
+        "abortp": ratio_or_none(100 * _total(accs, "habort"), _total(accs, "hjudged")),
+        "verp": ratio_or_none(100 * _total(accs, "hver"), _total(accs, "hjudged")),
+        "ept": ratio_or_none(_total(accs, "hedits"), _total(accs, "hu")),
         "lat": weighted_median(bags),
     }
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from .constants import AXES, EVIDENCE_K, SPAN, TIER_NAMES, VERIFY_TOLERANCE, WEIGHTS_LABEL
-from .engine import score_group
+from .engine import ratio_or_none, score_group
 
 Value = float | None
 
@@ -37,39 +37,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
 
 
-class _Axes(_Strict):
-    shipr: float | None
-    oneshot: float | None
-    ttss: float | None
-    hps: float | None
-    dpss: float | None
-    eerrp: float | None
-    abortp: float | None
-    verp: float | None
-    ept: float | None
-    lat: float | None
-
-
-class _Counts(_Strict):
-    shipr: float
-    oneshot: float
-    ttss: float
-    hps: float
-    dpss: float
-    eerrp: float
-    abortp: float
-    verp: float
-    ept: float
-    lat: float
-
-
-class _Tiers(_Strict):
-    Outcome: float
-    Cost: float
-    Precision: float
-    Discipline: float
-    Efficiency: float
-    Latency: float
+# One value per axis (``raw``, ``adj``, ``pool``), one evidence count per axis (``ev``) and one score
+# per tier, field names taken from the method's constants.
+_Axes = create_model("_Axes", __base__=_Strict, **{axis: (float | None, ...) for axis in AXES})
+_Counts = create_model("_Counts", __base__=_Strict, **{axis: (float, ...) for axis in AXES})
+_Tiers = create_model("_Tiers", __base__=_Strict, **{tier: (float, ...) for tier in TIER_NAMES})
 
 
 class _Group(_Strict):
@@ -255,17 +227,14 @@ def rederived_pool(groups: Sequence[Mapping[str, Any]]) -> dict[str, Value]:
         if raw["verp"] is not None:
             verified += round(raw["verp"] * g["hjudged"] / 100)
 
-    def ratio(numerator: float, denominator: float) -> Value:
-        return numerator / denominator if denominator > 0 else None
-
     return {
-        "shipr": ratio(100 * shipped, ship_judged),
-        "oneshot": ratio(100 * hone, shipped),
-        "ttss": ratio(turns, shipped),
-        "hps": ratio(hours, shipped),
-        "dpss": ratio(dollars, costed),
-        "abortp": ratio(100 * aborts, judged),
-        "verp": ratio(100 * verified, judged),
+        "shipr": ratio_or_none(100 * shipped, ship_judged),
+        "oneshot": ratio_or_none(100 * hone, shipped),
+        "ttss": ratio_or_none(turns, shipped),
+        "hps": ratio_or_none(hours, shipped),
+        "dpss": ratio_or_none(dollars, costed),
+        "abortp": ratio_or_none(100 * aborts, judged),
+        "verp": ratio_or_none(100 * verified, judged),
     }
 
 

@@ -29,7 +29,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from scorecard_assets.report.formatters import as_number
+from scorecard_assets.report.formatters import as_number, dict_rows
 from scorecard_assets.report.publish import write_atomic
 from scorecard_assets.sanitize import cap, scrub
 
@@ -115,10 +115,6 @@ def _label(value: object) -> str:
     return cap(scrub(value), LABEL_CAP)
 
 
-def _dict_rows(value: object) -> list[Row]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
 def _window_text(sidecar: dict) -> str:
     start, end = sidecar.get("windowStart"), sidecar.get("windowEnd")
     return f"{_label(start)} → {_label(end)}" if start and end else "window not recorded"
@@ -138,7 +134,7 @@ def _no_data_figure(size: tuple[float, float], title: str, reason: str) -> Figur
 
 def _delivery_vs_cost_figure(sidecar: dict) -> Figure:
     title = f"Delivery rate vs cost per delivered issue ({_window_text(sidecar)})"
-    models = [r for r in _dict_rows(sidecar.get("totals")) if (as_number(r.get("n")) or 0) > 0]
+    models = [r for r in dict_rows(sidecar.get("totals")) if (as_number(r.get("n")) or 0) > 0]
     plotted = [
         r
         for r in models
@@ -206,7 +202,7 @@ def _ranked_groups(pool: Row, view: str) -> list[Row]:
     body = views.get(view) if isinstance(views.get(view), dict) else {}
     groups = [
         g
-        for g in _dict_rows(body.get("groups"))
+        for g in dict_rows(body.get("groups"))
         if (as_number(g.get("hjudged")) or 0) >= floor and as_number(g.get("scoreAdj")) is not None
     ]
     order = sorted(

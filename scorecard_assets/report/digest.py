@@ -23,7 +23,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scorecard_assets.report.formatters import as_number, fmt_pct, fmt_usd, js_number_str, js_to_fixed
+from scorecard_assets.report.formatters import (
+    as_number,
+    dict_rows,
+    fmt_pct,
+    fmt_usd,
+    js_number_str,
+    js_to_fixed,
+)
 from scorecard_assets.sanitize import safe_cell, scrub
 
 Row = dict[str, Any]
@@ -33,7 +40,7 @@ MAX_DROPS_NAMED = 3
 
 def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
     """The six digest lines for ``sidecar`` (see the module docstring)."""
-    repo_rows = _dict_rows(sidecar.get("repoTotals"))
+    repo_rows = dict_rows(sidecar.get("repoTotals"))
     window = f"{_plain(sidecar.get('windowStart', '?'))} → {_plain(sidecar.get('windowEnd', '?'))}"
     return [
         f"📊 Model scorecard ({window})",
@@ -47,10 +54,6 @@ def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
         "📉 Delivery rate drop >10pt: " + _drops_text(sidecar.get("drops")),
         _link_line(report_link, sidecar.get("warnings")),
     ]
-
-
-def _dict_rows(value: object) -> list[Row]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _plain(value: object) -> str:
@@ -111,7 +114,7 @@ def _drop_size(entry: Row) -> float:
 
 
 def _drops_text(drops: object) -> str:
-    entries = sorted(_dict_rows(drops), key=_drop_size)  # stable: worst first, unmeasurable last
+    entries = sorted(dict_rows(drops), key=_drop_size)  # stable: worst first, unmeasurable last
     if not entries:
         return "none"
     named = [

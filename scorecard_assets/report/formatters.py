@@ -16,6 +16,7 @@ import math
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from numbers import Integral, Real
+from typing import Any
 
 from scorecard_assets.sanitize import safe_cell
 
@@ -176,3 +177,8 @@ def _string_items(values: object) -> list[str]:
     if isinstance(values, str) or not isinstance(values, Iterable):
         return []
     return [v for v in values if isinstance(v, str) and v != ""]
+
+
+def dict_rows(value: object) -> list[dict[str, Any]]:
+    """The dict entries of a sidecar list (a table's rows); anything that is not a list has none."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

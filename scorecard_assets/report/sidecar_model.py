@@ -4,7 +4,7 @@ Shape (scorecard.md section 8 and docs/architecture.md "Sidecar"): the reference
 ``generatedAt .. warnings`` in its order, then ours ``windowMode .. warningRecords``. Every rollup
 (bucket, total, provider, repo total, grand total, risk class) holds the reference's rollup fields
 in its order; ours may follow (``costEstimateSamples``, the delivered issues whose cost is a
-price-table estimate).
+price-table estimate). The key lists themselves are defined once in ``sidecar_keys``.
 
 - :func:`validate_sidecar` checks a whole sidecar (strict types: an int field takes no float or
   string, a rate lies in 0..1, sample counts never exceed what they sample).
@@ -30,103 +30,38 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    model_validator,
+)
 
+from scorecard_assets.pragmatikos.constants import AXES, TIER_NAMES
 from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.scoring.scorecard import DROP_THRESHOLD
+from scorecard_assets.sidecar_keys import (
+    DROP_KEYS,
+    GROUP_KEYS,
+    LATER_ROLLUP_KEYS,
+    OUR_GROUP_KEYS,
+    OUR_ROLLUP_KEYS,
+    PHASE_KEYS,
+    POOL_KEYS,
+    REFERENCE_KEYS,
+    ROLLUP_KEYS,
+    SIDECAR_KEYS,
+    TOTAL_OPTIONAL_TAIL,
+    VIEW_KEYS,
+)
 
-REFERENCE_KEYS: tuple[str, ...] = (
-    "generatedAt",
-    "windowStart",
-    "windowEnd",
-    "windowDays",
-    "since",
-    "buckets",
-    "totals",
-    "repoTotals",
-    "grandTotal",
-    "phases",
-    "warnings",
-)
-OUR_KEYS: tuple[str, ...] = (
-    "windowMode",
-    "baselineWindowEnd",
-    "drops",
-    "riskClasses",
-    "pairings",
-    "sources",
-    "warningRecords",
-)
-SIDECAR_KEYS: tuple[str, ...] = REFERENCE_KEYS + OUR_KEYS
-
-ROLLUP_FIELDS: tuple[str, ...] = (
-    "n",
-    "delivered",
-    "blocked",
-    "deliveryRate",
-    "costPerDeliveredUsd",
-    "costSamples",
-    "costFromRunLogSamples",
-    "medianApiMinutes",
-    "billableTokensPerDeliveredIssue",
-    "tokenSamples",
-    "cacheTokenSamples",
-    "medianWallClockMinutes",
-    "acMet",
-    "acTotal",
-    "conformanceRate",
-    "conformanceSamples",
-    "stalls",
-    "escalations",
-    "unverifiedExits",
-    "stallsPerIssue",
-    "escalationsPerIssue",
-    "unverifiedExitsPerIssue",
-    "reviewFixed",
-    "reviewEscalated",
-    "reviewFixedPerIssue",
-    "reviewEscalatedPerIssue",
-    "reviewSamples",
-    "phaseMedians",
-    "agentClis",
-)
-# Rollup fields the reference added after its 2026-09-07 sidecar (optional in the reference part).
-LATER_ROLLUP_FIELDS: tuple[str, ...] = (
-    "costFromRunLogSamples",
-    "cacheTokenSamples",
-    "stallsPerIssue",
-    "escalationsPerIssue",
-    "unverifiedExitsPerIssue",
-)
-OUR_ROLLUP_FIELDS: tuple[str, ...] = ("costEstimateSamples",)
-TOTAL_OPTIONAL_TAIL: tuple[str, ...] = ("deliveryRateDelta", "deliveryRateBaselineWindowEnd")
-
-PHASE_KEYS: tuple[str, ...] = ("phase", "n", "medianSeconds")
-DROP_KEYS: tuple[str, ...] = ("model", "previousRate", "currentRate", "n")
-POOL_KEYS: tuple[str, ...] = ("meta", "views")
-VIEW_KEYS: tuple[str, ...] = ("groups", "pool", "span")
-GROUP_KEYS: tuple[str, ...] = (
-    "id",
-    "label",
-    "hue",
-    "hjudged",
-    "hshipped",
-    "hshipJudged",
-    "raw",
-    "adj",
-    "ev",
-    "tiers",
-    "tiersAdj",
-    "imputed",
-    "score",
-    "scoreAdj",
-)
-# Ours, after the reference's group keys (their order among themselves is not part of the contract).
-OUR_GROUP_KEYS: tuple[str, ...] = ("rank", "interval", "tie")
 VIEW_NAMES = Literal["model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"]
 TIER_NAME = Literal["Outcome", "Cost", "Precision", "Discipline", "Efficiency", "Latency"]
 
 LEGACY_CONTEXT_KEY = "legacy_rollups"
-DROP_THRESHOLD = -0.10
 
 Count = Annotated[int, Field(ge=0)]
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -184,7 +119,7 @@ class Rollup(_Strict):
         """Our sidecar always carries the later rollup fields; only a legacy reference part may not."""
         legacy = bool((info.context or {}).get(LEGACY_CONTEXT_KEY))
         if isinstance(data, dict) and not legacy:
-            missing = [f for f in LATER_ROLLUP_FIELDS if f not in data]
+            missing = [f for f in LATER_ROLLUP_KEYS if f not in data]
             if missing:
                 raise ValueError(f"missing rollup field(s): {', '.join(missing)}")
             for count_field in ("costFromRunLogSamples", "cacheTokenSamples"):
@@ -262,39 +197,11 @@ class Drop(_Strict):
         return self
 
 
-class AxisValues(_Strict):
-    shipr: float | None
-    oneshot: float | None
-    ttss: float | None
-    hps: float | None
-    dpss: float | None
-    eerrp: float | None
-    abortp: float | None
-    verp: float | None
-    ept: float | None
-    lat: float | None
-
-
-class AxisEvidence(_Strict):
-    shipr: Count
-    oneshot: Count
-    ttss: Count
-    hps: Count
-    dpss: Count
-    eerrp: Count
-    abortp: Count
-    verp: Count
-    ept: Count
-    lat: Count
-
-
-class TierScores(_Strict):
-    Outcome: float
-    Cost: float
-    Precision: float
-    Discipline: float
-    Efficiency: float
-    Latency: float
+# One value per Pragmatikos axis (``raw``, ``adj``, ``pool``), one evidence count per axis (``ev``) and
+# one score per tier, field names and order taken from the method's constants.
+AxisValues = create_model("AxisValues", __base__=_Strict, **{axis: (float | None, ...) for axis in AXES})
+AxisEvidence = create_model("AxisEvidence", __base__=_Strict, **{axis: (Count, ...) for axis in AXES})
+TierScores = create_model("TierScores", __base__=_Strict, **{tier: (float, ...) for tier in TIER_NAMES})
 
 
 class PoolGroup(_Strict):
@@ -452,15 +359,15 @@ def sidecar_key_order_problems(d: dict, *, reference_only: bool = False) -> list
 
 def _rollup_required(reference_only: bool) -> tuple[str, ...]:
     if reference_only:
-        return tuple(f for f in ROLLUP_FIELDS if f not in LATER_ROLLUP_FIELDS)
-    return ROLLUP_FIELDS
+        return tuple(f for f in ROLLUP_KEYS if f not in LATER_ROLLUP_KEYS)
+    return ROLLUP_KEYS
 
 
 def _rollup_order(
     where: str, row: dict, prefix: tuple[str, ...], tail: tuple[str, ...], rollup_required: tuple[str, ...]
 ) -> list[str]:
     optional_tail = TOTAL_OPTIONAL_TAIL if tail == ("providers",) else ()
-    expected = prefix + ROLLUP_FIELDS + OUR_ROLLUP_FIELDS + tail + optional_tail
+    expected = prefix + ROLLUP_KEYS + OUR_ROLLUP_KEYS + tail + optional_tail
     required = prefix + rollup_required + tail
     problems = _order_problems(where, row, expected, required)
     for j, phase in _indexed_dicts(row.get("phaseMedians")):

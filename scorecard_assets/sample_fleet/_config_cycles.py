@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_ROUTING_PREFIXES
+from ..pragmatikos.constants import POOLED_FIELDS
 from ._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs
 from ._extras import EXTRA_HOSTS, EXTRA_REPOS, UNSUPPORTED_CYCLE_FILE
-from ._model import Fleet
-from ._render import RenderFlags, Written, dumps, write
+from ._model import Fleet, dumps
+from ._render import RenderFlags, Written, write
 
 IMPORTED_CYCLES_FILE = "cycles/imported-cycles.jsonl"
 
@@ -65,14 +66,6 @@ def render_config(fleet: Fleet, root: Path, written: Written, output_dir: str, f
         lines.append(f"  - {UNSUPPORTED_CYCLE_FILE}")
     lines += [f"output_dir: {q(output_dir)}", ""]
     write(root / "scorecard.yaml", "\n".join(lines), written, root)
-
-
-# The 25 pooled fields in pool order (pragmatikos.md section 1b).
-CYCLE_FIELDS = (
-    "model", "prov", "variant", "role", "pm", "pp", "pv", "bm", "bp", "bv", "harness", "hversion",
-    "u", "a", "tedits", "tpaths", "teerr", "tcost", "tship", "tshipe", "thrs", "tver", "tabort",
-    "latmed", "day",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -149,16 +142,16 @@ def render_cycles(
         days += [WINDOW_START - timedelta(days=rng.randint(1, 45)) for _ in range(older)]
         rows.extend(_cycle_row(p, day, rng) for day in days)
     rows.sort(key=lambda r: (r["day"], r["model"], r["prov"], r["role"]))
-    lines = [dumps({k: r[k] for k in CYCLE_FIELDS}) for r in rows]
-    bad_missing = {k: rows[0][k] for k in CYCLE_FIELDS if k != "day"}
-    bad_type = {**{k: rows[1][k] for k in CYCLE_FIELDS}, "u": "two"}
-    bad_range = {**{k: rows[2][k] for k in CYCLE_FIELDS}, "tshipe": 7}
+    lines = [dumps({k: r[k] for k in POOLED_FIELDS}) for r in rows]
+    bad_missing = {k: rows[0][k] for k in POOLED_FIELDS if k != "day"}
+    bad_type = {**{k: rows[1][k] for k in POOLED_FIELDS}, "u": "two"}
+    bad_range = {**{k: rows[2][k] for k in POOLED_FIELDS}, "tshipe": 7}
     lines[5:5] = [dumps(bad_missing)]
     lines[20:20] = [dumps(bad_type)]
     lines.append(dumps(bad_range))
     text = "\n".join(lines) + "\n"
     if flags.truncated_cycle_row:
-        cut_short = dumps({k: rows[-1][k] for k in CYCLE_FIELDS})
+        cut_short = dumps({k: rows[-1][k] for k in POOLED_FIELDS})
         lines.append(cut_short[: len(cut_short) // 2])
         text += lines[-1]
     written.cycle_rows = len(lines)

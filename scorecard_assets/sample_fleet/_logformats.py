@@ -10,14 +10,13 @@ large logs cost no per-call text generation.
 
 from __future__ import annotations
 
-import json
 import random
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 from ._catalog import MODELS
-from ._model import Dispatch, ToolCall, Turn, iso_millis
+from ._model import Dispatch, ToolCall, Turn, dumps, iso_millis
 from ._script import claude_totals, opencode_step_cost, reasoning_tokens, script
 
 CLAUDE_TOOL = {"read": "Read", "grep": "Grep", "edit": "Edit", "write": "Write"}
@@ -82,10 +81,6 @@ def _id(rng: random.Random, prefix: str) -> str:
     return prefix + "".join(rng.choices(ID_ALPHABET, k=22))
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
 def render_slice(d: Dispatch, rng: random.Random, is_last_in_file: bool) -> str:
     """The slice text: the scheduler's preamble line, then the agent's own output.
 
@@ -94,7 +89,7 @@ def render_slice(d: Dispatch, rng: random.Random, is_last_in_file: bool) -> str:
     """
     preamble = {"type": "sched-dispatch", "ts": iso_millis(d.start_ms), "cmd": d.cmd.split(" ")}
     turns = script(d)
-    lines = [_dumps(preamble)]
+    lines = [dumps(preamble)]
     if d.fmt == "claude-stream":
         lines.extend(_claude_stream(d, turns, rng))
     elif d.fmt == "claude-json":
@@ -145,7 +140,7 @@ def _result_line(d: Dispatch, turns: list[Turn], rng: random.Random) -> str:
     """The result record as one line; with ``overflow_usage`` the main model's ``modelUsage`` cache-read
     count is written as ``1e400``: valid JSON, but beyond any float (the json module cannot write it)."""
     record = _claude_result(d, turns, rng)
-    line = _dumps(record)
+    line = dumps(record)
     if d.overflow_usage:
         entry = record["modelUsage"][d.log_model]
         written = f'"{OVERFLOW_KEY}":{entry[OVERFLOW_KEY]}'
@@ -202,7 +197,7 @@ def _claude_stream(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterat
         "output_style": "default",
         "uuid": _uuid(rng),
     }
-    yield _dumps(init)
+    yield dumps(init)
     for t in turns:
         content: list[dict[str, Any]] = [{"type": "text", "text": t.text}] if t.text else []
         ids = [_id(rng, "toolu_01") for _ in t.tools]
@@ -227,7 +222,7 @@ def _claude_stream(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterat
             "stop_sequence": None,
             "usage": usage,
         }
-        yield _dumps(
+        yield dumps(
             {
                 "type": "assistant",
                 "message": message,
@@ -244,7 +239,7 @@ def _claude_stream(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterat
                     {"tool_use_id": tid, "type": "tool_result", "content": body, "is_error": is_error}
                 )
             message = {"role": "user", "content": results}
-            yield _dumps(
+            yield dumps(
                 {
                     "type": "user",
                     "message": message,
@@ -294,12 +289,12 @@ def _opencode(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterator[st
         def part(kind: str, msg: str = msg, **fields: Any) -> dict[str, Any]:
             return {"id": _id(rng, "prt_"), "sessionID": session, "messageID": msg, "type": kind, **fields}
 
-        yield _dumps(
+        yield dumps(
             {"type": "step_start", "timestamp": t.t0, "sessionID": session, "part": part("step-start")}
         )
         if t.text:
             text = part("text", text=t.text, time={"start": t.t0 + 1, "end": t.t0 + 5})
-            yield _dumps({"type": "text", "timestamp": t.t0 + 5, "sessionID": session, "part": text})
+            yield dumps({"type": "text", "timestamp": t.t0 + 5, "sessionID": session, "part": text})
         for c in t.tools:
             tool = part(
                 "tool",
@@ -307,7 +302,7 @@ def _opencode(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterator[st
                 tool=OPENCODE_TOOL.get(c.kind, "bash"),
                 state=_opencode_state(c, rng),
             )
-            yield _dumps({"type": "tool_use", "timestamp": c.t1, "sessionID": session, "part": tool})
+            yield dumps({"type": "tool_use", "timestamp": c.t1, "sessionID": session, "part": tool})
         inp, out, cache_write, cache_read = t.usage
         tokens = {
             "input": inp,
@@ -322,17 +317,17 @@ def _opencode(d: Dispatch, turns: list[Turn], rng: random.Random) -> Iterator[st
             cost=opencode_step_cost(d, t),
         )
         finished = max([t.t1, *(c.t1 + 3 for c in t.tools)])
-        yield _dumps({"type": "step_finish", "timestamp": finished, "sessionID": session, "part": finish})
+        yield dumps({"type": "step_finish", "timestamp": finished, "sessionID": session, "part": finish})
 
 
 # ---------------------------------------------------------------------------------------------- Codex
 def _codex(turns: list[Turn], rng: random.Random) -> Iterator[str]:
-    yield _dumps({"type": "thread.started", "thread_id": _uuid(rng)})
+    yield dumps({"type": "thread.started", "thread_id": _uuid(rng)})
     n = 0
     for t in turns:
         yield '{"type":"turn.started"}'
         if t.text:
-            yield _dumps(
+            yield dumps(
                 {
                     "type": "item.completed",
                     "item": {"id": f"item_{n}", "type": "reasoning", "text": "**Planning the next step**"},
@@ -346,7 +341,7 @@ def _codex(turns: list[Turn], rng: random.Random) -> Iterator[str]:
                 change = {"path": c.arg, "kind": "add" if c.kind == "write" else "update"}
                 status = "completed" if c.status == "ok" else "failed"
                 item = {"id": item_id, "type": "file_change", "changes": [change], "status": status}
-                yield _dumps({"type": "item.completed", "item": item})
+                yield dumps({"type": "item.completed", "item": item})
                 continue
             cmd = f"bash -lc 'sed -n 1,200p {c.arg}'" if c.kind == "read" else f"bash -lc '{c.arg}'"
             running = {
@@ -357,15 +352,15 @@ def _codex(turns: list[Turn], rng: random.Random) -> Iterator[str]:
                 "exit_code": None,
                 "status": "in_progress",
             }
-            yield _dumps({"type": "item.started", "item": running})
+            yield dumps({"type": "item.started", "item": running})
             done = running | {
                 "aggregated_output": text_of(rng, c.out_len),
                 "exit_code": 0,
                 "status": "completed",
             }
-            yield _dumps({"type": "item.completed", "item": done})
+            yield dumps({"type": "item.completed", "item": done})
         if t.text and not t.tools:
-            yield _dumps(
+            yield dumps(
                 {
                     "type": "item.completed",
                     "item": {"id": f"item_{n}", "type": "agent_message", "text": t.text},
@@ -374,4 +369,4 @@ def _codex(turns: list[Turn], rng: random.Random) -> Iterator[str]:
             n += 1
         inp, out, _, cache_read = t.usage
         usage = {"input_tokens": inp + cache_read, "cached_input_tokens": cache_read, "output_tokens": out}
-        yield _dumps({"type": "turn.completed", "usage": usage})
+        yield dumps({"type": "turn.completed", "usage": usage})

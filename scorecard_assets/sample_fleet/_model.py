@@ -6,6 +6,7 @@ the renderers turn them into the formats each source uses.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +25,11 @@ def iso_millis(ms: int) -> str:
     """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (scheduler journal, runs.jsonl, dispatch preambles)."""
     base = datetime.fromtimestamp(ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     return f"{base}.{ms % 1000:03d}Z"
+
+
+def dumps(obj: Any) -> str:
+    """One JSON line as the fleet's tools write it: compact separators, non-ASCII kept."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass

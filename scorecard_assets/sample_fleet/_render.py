@@ -6,7 +6,6 @@ characters are still escaped by the encoder), so the same fleet always gives the
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from typing import Any
 
 from ._catalog import AS_OF_MS, REPOS, slug_of
 from ._logformats import render_slice
-from ._model import Dispatch, Fleet, iso_millis
+from ._model import Dispatch, Fleet, dumps, iso_millis
 
 
 @dataclass
@@ -54,10 +53,6 @@ class Written:
     log_bytes: int = 0
     cycle_rows: int = 0
     files: list[str] = field(default_factory=list)
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
 def write(path: Path, text: str, written: Written, root: Path) -> int:

@@ -1,7 +1,7 @@
 """The report unit: one row per issue over a window's selected runs (scorecard.md section 4).
 
 Input: the runs a window selected from the run table (``windows.select_runs``), columns of
-``schemas.RUN_TABLE``. Output: a frame following :data:`ISSUE_ROWS` - the reference row fields
+``schemas.RUN_TABLE``. Output: a frame following ``schemas.ISSUE_ROWS`` - the reference row fields
 (camelCase, as in the reference's rows) plus ours (``riskClass``, ``plannerModel``,
 ``builderModel``, ``costEstimated``, ``canonicalRunId``, ``runCount``).
 
@@ -38,42 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..schemas import Contract, empty_frame
+from ..schemas import ISSUE_ROWS, empty_frame
 from .windows import Window
-
-ISSUE_ROWS: Contract = {
-    "repo": ("str", "owner/name"),
-    "issue": ("int", "issue number"),
-    "model": ("str", "canonical model of the canonical run ('<unknown>' when absent)"),
-    "rawModel": ("str", "model= as written, or NA"),
-    "provider": ("str", "gateway chain, or NA (shown as 'direct')"),
-    "tier": ("str", "last in-window work-dispatch tier, else runs.jsonl tiers, else NA"),
-    "agentCli": ("str", "agent CLI of the last in-window work dispatch naming one, or NA"),
-    "delivered": ("bool", "canonical run delivered"),
-    "blocked": ("bool", "canonical run blocked"),
-    "costUsd": ("float", "merged cost; NaN = none reported"),
-    "inputTokens": ("float", "merged uncached input tokens"),
-    "outputTokens": ("float", "merged output tokens"),
-    "cacheCreationTokens": ("float", "merged cache-creation tokens"),
-    "cacheReadTokens": ("float", "merged cache-read tokens"),
-    "apiMinutes": ("float", "merged API duration / 60000"),
-    "costSource": ("str", "runs.jsonl | agent-log | estimate | NA (no cost)"),
-    "stalls": ("int", "summed over the selected runs"),
-    "escalations": ("int", "summed over the selected runs"),
-    "unverifiedExits": ("int", "summed over the selected runs"),
-    "reviewFixed": ("Int", "review run's fixed= (canonical run, else latest run with a review)"),
-    "reviewEscalated": ("Int", ""),
-    "acMet": ("Int", "both or neither with acTotal"),
-    "acTotal": ("Int", ""),
-    "wallClockMinutes": ("float", "canonical run total_seconds / 60"),
-    "phaseSeconds": ("object", "dict phase -> seconds of the canonical run"),
-    "riskClass": ("str", "low | med | high, or NA"),
-    "plannerModel": ("str", "canonical planner model of the canonical run"),
-    "builderModel": ("str", "canonical builder model of the canonical run"),
-    "costEstimated": ("bool", "costSource == 'estimate'"),
-    "canonicalRunId": ("str", "run id of the canonical run"),
-    "runCount": ("int", "selected non-classifier runs of the issue"),
-}
 
 # (row field, run-table column of runs.jsonl sums, run-table column of agent-log sums)
 COST_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -258,7 +224,7 @@ def issue_rows(selected_runs: pd.DataFrame, w: Window) -> pd.DataFrame:
     """One row per issue of ``selected_runs`` (see the module doc), sorted by repo then issue.
 
     ``w`` bounds the dispatches that may set the tier (``ts < w.end``). The result follows
-    :data:`ISSUE_ROWS`; an empty selection gives an empty frame with those columns.
+    ``schemas.ISSUE_ROWS``; an empty selection gives an empty frame with those columns.
     """
     runs = _work_runs(selected_runs)
     if runs.empty:

@@ -1,7 +1,7 @@
 """Model scorecard tables from issue rows: buckets, totals with providers, grand total, repo totals,
 phases and risk classes (scorecard.md section 5, key order of section 8).
 
-Input: a frame of ``issue_rows.ISSUE_ROWS`` (one row per issue). Every function returns plain
+Input: a frame of ``schemas.ISSUE_ROWS`` (one row per issue). Every function returns plain
 Python values (``int``, ``float``, ``str``, ``bool``, ``None``, lists and dicts) that
 ``json.dumps(..., allow_nan=False)`` accepts: a metric with no sample is ``None``, never NaN.
 
@@ -9,9 +9,10 @@ Numbers follow the reference's JSON: unrounded, and an integral value is written
 (``1`` rather than ``1.0``), as JavaScript's ``JSON.stringify`` would. Sums and means add values in
 row order, like the reference's ``reduce``.
 
-Each rollup holds the reference's fields in its order (:data:`ROLLUP_KEYS`), then ours
-(:data:`OUR_ROLLUP_KEYS`: ``costEstimateSamples``). ``costFromRunLogSamples`` keeps the reference's
-rule (cost source ``agent-log``); price-table estimates are counted apart in ``costEstimateSamples``.
+Each rollup holds the reference's fields in its order (``sidecar_keys.ROLLUP_KEYS``), then ours
+(``sidecar_keys.OUR_ROLLUP_KEYS``: ``costEstimateSamples``). ``costFromRunLogSamples`` keeps the
+reference's rule (cost source ``agent-log``); price-table estimates are counted apart in
+``costEstimateSamples``.
 
 Grouping keys are tuples of columns (never joined strings), so a model name containing spaces or
 separators stays one bucket. Lists are sorted with :func:`collation.collation_key` (JS
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..sidecar_keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
 from .collation import collation_key
 
 UNKNOWN = "<unknown>"
@@ -40,42 +42,6 @@ UNCLASSIFIED = "<unclassified>"
 RISK_CLASS_ORDER = ("low", "med", "high", UNCLASSIFIED)
 AGENT_LOG_SOURCE = "agent-log"
 ESTIMATE_SOURCE = "estimate"
-
-# Rollup fields in the sidecar's order (scorecard.md section 8).
-ROLLUP_KEYS: tuple[str, ...] = (
-    "n",
-    "delivered",
-    "blocked",
-    "deliveryRate",
-    "costPerDeliveredUsd",
-    "costSamples",
-    "costFromRunLogSamples",
-    "medianApiMinutes",
-    "billableTokensPerDeliveredIssue",
-    "tokenSamples",
-    "cacheTokenSamples",
-    "medianWallClockMinutes",
-    "acMet",
-    "acTotal",
-    "conformanceRate",
-    "conformanceSamples",
-    "stalls",
-    "escalations",
-    "unverifiedExits",
-    "stallsPerIssue",
-    "escalationsPerIssue",
-    "unverifiedExitsPerIssue",
-    "reviewFixed",
-    "reviewEscalated",
-    "reviewFixedPerIssue",
-    "reviewEscalatedPerIssue",
-    "reviewSamples",
-    "phaseMedians",
-    "agentClis",
-)
-# Ours, after the reference's fields: delivered issues whose cost is a price-table estimate
-# (costSource "estimate"; not counted in costFromRunLogSamples, which keeps the reference's rule).
-OUR_ROLLUP_KEYS: tuple[str, ...] = ("costEstimateSamples",)
 
 Number = int | float
 _FLOAT_MAX = sys.float_info.max
@@ -298,8 +264,8 @@ def _rollup(c: RowColumns, idx: np.ndarray) -> dict[str, Any]:
 
 
 def bucket_rollup(rows: pd.DataFrame) -> dict[str, Any]:
-    """Every metric of scorecard.md section 5.2 over ``rows``, keys in the order of :data:`ROLLUP_KEYS`,
-    then ours (:data:`OUR_ROLLUP_KEYS`)."""
+    """Every metric of scorecard.md section 5.2 over ``rows``, keys in the order of ``ROLLUP_KEYS``,
+    then ours (``OUR_ROLLUP_KEYS``; both from ``sidecar_keys``)."""
     return _rollup(RowColumns.of(rows), np.arange(len(rows)))
 
 

@@ -21,28 +21,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..sidecar_keys import DROP_KEYS, PHASE_KEYS
 from . import rollup
 from .issue_rows import issue_rows
 from .windows import Window, previous_window, select_runs
 
 DROP_THRESHOLD = -0.10
-SCORECARD_KEYS: tuple[str, ...] = (
-    "generatedAt",
-    "windowStart",
-    "windowEnd",
-    "windowDays",
-    "since",
-    "buckets",
-    "totals",
-    "repoTotals",
-    "grandTotal",
-    "phases",
-    "warnings",
-    "windowMode",
-    "baselineWindowEnd",
-    "drops",
-    "riskClasses",
-)
 
 
 def window_issue_rows(run_table: pd.DataFrame, w: Window) -> pd.DataFrame:
@@ -103,7 +87,8 @@ def delivery_rate_drops(
 def build_scorecard(
     run_table: pd.DataFrame, w: Window, *, generated_at: str, warnings: list[str] | None = None
 ) -> dict[str, Any]:
-    """The sidecar-shaped scorecard of window ``w`` over ``run_table`` (keys: :data:`SCORECARD_KEYS`).
+    """The sidecar-shaped scorecard of window ``w`` over ``run_table``, keys in the order of
+    ``sidecar_keys.SCORECARD_KEYS``.
 
     ``warnings`` are the already-rendered warning lines (kept as given). ``baselineWindowEnd`` is
     the baseline window's last day when that window has at least one issue row, else None (then no
@@ -163,8 +148,6 @@ def scorecard_frames(sidecar: dict[str, Any]) -> dict[str, pd.DataFrame]:
         "providers": pd.DataFrame(providers),
         "repo_totals": pd.DataFrame([_flat(r) for r in sidecar.get("repoTotals") or []]),
         "risk_classes": pd.DataFrame([_flat(r) for r in sidecar.get("riskClasses") or []]),
-        "phases": pd.DataFrame(sidecar.get("phases") or [], columns=["phase", "n", "medianSeconds"]),
-        "drops": pd.DataFrame(
-            sidecar.get("drops") or [], columns=["model", "previousRate", "currentRate", "n"]
-        ),
+        "phases": pd.DataFrame(sidecar.get("phases") or [], columns=list(PHASE_KEYS)),
+        "drops": pd.DataFrame(sidecar.get("drops") or [], columns=list(DROP_KEYS)),
     }

@@ -74,6 +74,7 @@ from .agent_log_cache import (
     fingerprint_bytes,
     read_range,
 )
+from .jsonl import ORJSON_INFINITY_PREFIX, UNREADABLE, UTF8_BOM, path_problem, reject_json_constant
 from .slugs import sanitize_slug, slug_collisions
 from .tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
@@ -89,8 +90,6 @@ SNIFF_LINES = 50
 SNIFF_LINE_MAX_BYTES = 1 << 20
 NAN = float("nan")
 _NAT_NS = int(np.iinfo(np.int64).min)
-_ORJSON_INFINITY = "number is infinity"
-UTF8_BOM = b"\xef\xbb\xbf"
 # Plausible epoch-millisecond range for opencode timestamps (2000-01-01 .. 2200-01-01).
 _EPOCH_MS_MIN = 946_684_800_000
 _EPOCH_MS_MAX = 7_258_118_400_000
@@ -374,10 +373,6 @@ def _shape(data: bytes, start: int, end: int) -> object:
     return _BAD
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _decode(view: memoryview, start: int, end: int) -> object:
     """The decoded line, or ``_BAD`` when it is not valid JSON.
 
@@ -388,10 +383,10 @@ def _decode(view: memoryview, start: int, end: int) -> object:
     try:
         return orjson.loads(view[start:end])
     except orjson.JSONDecodeError as exc:
-        if not exc.msg.startswith(_ORJSON_INFINITY):
+        if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
             return _BAD
     try:
-        return json.loads(bytes(view[start:end]), parse_constant=_reject_constant)
+        return json.loads(bytes(view[start:end]), parse_constant=reject_json_constant)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _BAD
 
@@ -1401,7 +1396,7 @@ class _Read:
 
 
 def _read_repo_logs(
-    read: _Read, host: HostConfig, repo: str, shared_with: list[str], *, home_is_file: bool = False
+    read: _Read, host: HostConfig, repo: str, shared_with: list[str], *, home_unusable: bool = False
 ) -> SourceStat:
     """Read ``<dossier_home>/sched/<slug>/runs/*.log`` of one repo on one host."""
     slug = sanitize_slug(repo)
@@ -1410,9 +1405,9 @@ def _read_repo_logs(
     if shared_with:
         read.warnings.append(_shared_slug(runs_dir, host.name, repo, slug, shared_with))
         return _source_stat(host.name, repo, runs_dir, tally, "slug shared with another repo; not read")
-    if home_is_file:
+    if home_unusable:
         read.warnings.append(_missing(runs_dir, host.name, repo, tally, exists=False))
-        return _source_stat(host.name, repo, runs_dir, tally, "dossier home is not a directory")
+        return _source_stat(host.name, repo, runs_dir, tally, "dossier home unusable")
     try:
         entries = _log_entries(runs_dir)
     except FileNotFoundError:
@@ -1531,13 +1526,16 @@ def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> Tabl
     sources: list[SourceStat] = []
     collisions = slug_collisions(cfg.repo_names)
     for host in cfg.hosts:
-        home_is_file = host.dossier_home.exists() and not host.dossier_home.is_dir()
-        if home_is_file:  # reported once per host; each repo below then reports its missing logs
-            problem = NotADirectoryError(errno.ENOTDIR, "Not a directory")
-            read.warnings.append(_unreadable(host.dossier_home, host.name, None, problem, "dossier home"))
+        # A home that exists but cannot serve as a directory (a file, no permission) is reported once
+        # per host; each repo below then reports its missing logs.
+        problem = path_problem(host.dossier_home, want_dir=True)
+        home_unusable = problem is not None and problem[0] == UNREADABLE
+        if home_unusable:
+            error = OSError(errno.ENOTDIR, problem[1])
+            read.warnings.append(_unreadable(host.dossier_home, host.name, None, error, "dossier home"))
         for repo in cfg.repo_names:
             shared_with = [r for r in collisions.get(sanitize_slug(repo), []) if r != repo]
-            sources.append(_read_repo_logs(read, host, repo, shared_with, home_is_file=home_is_file))
+            sources.append(_read_repo_logs(read, host, repo, shared_with, home_unusable=home_unusable))
     cache_problem: str | None = None
     if cache is not None:
         cache.forget_all_but(read.seen)

@@ -40,6 +40,7 @@ from ..records import DataWarning, SourceStat, TableResult
 from ..schemas import DISPATCH_EVENTS, empty_frame
 from .jsonl import (
     MAX_INT64,
+    MISSING,
     WARNINGS_PER_FILE,
     JsonlColumns,
     LineProblem,
@@ -50,6 +51,7 @@ from .jsonl import (
     path_problem,
     plural,
     read_jsonl,
+    read_problem,
     shown,
     text_column,
     utc_times,
@@ -198,12 +200,16 @@ def read_dispatch_events(cfg: ScorecardConfig) -> TableResult:
     )
 
 
+def _scope(host: str, repo: str | None) -> str:
+    """Whose events a missing or unreadable path costs: one repo on the host, else all of them."""
+    return f"{repo} on host {host}" if repo else f"every repo on host {host}"
+
+
 def _events_missing(host: str, repo: str | None, path: str, what: str) -> DataWarning:
-    scope = f"{repo} on host {host}" if repo else f"every repo on host {host}"
     return DataWarning(
         code="events_missing",
         asset=ASSET,
-        message=f"{what}; {NO_EVENTS} for {scope}",
+        message=f"{what}; {NO_EVENTS} for {_scope(host, repo)}",
         repo=repo,
         host=host,
         path=path,
@@ -212,16 +218,26 @@ def _events_missing(host: str, repo: str | None, path: str, what: str) -> DataWa
 
 
 def _unreadable(host: str, repo: str | None, path: str, reason: str) -> DataWarning:
-    scope = f"{repo} on host {host}" if repo else f"every repo on host {host}"
     return DataWarning(
         code="unreadable_file",
         asset=ASSET,
-        message=f"{path} {reason}, so it cannot be read; {NO_EVENTS} for {scope}",
+        message=f"{path} {reason}, so it cannot be read; {NO_EVENTS} for {_scope(host, repo)}",
         repo=repo,
         host=host,
         path=path,
         values={"host": host, "repo": repo, "path": path, "reason": reason},
     )
+
+
+def _path_warning(
+    host: str, repo: str | None, path: Path, kind: str, reason: str, *, is_home: bool
+) -> DataWarning:
+    """``events_missing`` for a missing dossier home or journal, ``unreadable_file`` otherwise."""
+    if kind == MISSING:
+        return _events_missing(
+            host, repo, str(path), f"dossier home {path} {reason}" if is_home else f"{path} {reason}"
+        )
+    return _unreadable(host, repo, str(path), f"(dossier home) {reason}" if is_home else reason)
 
 
 def _read_host(
@@ -230,10 +246,7 @@ def _read_host(
     problem = path_problem(home, want_dir=True)
     if problem is not None:
         kind, reason = problem
-        if kind == "missing":
-            out.warnings.append(_events_missing(host, None, str(home), f"dossier home {home} {reason}"))
-        else:
-            out.warnings.append(_unreadable(host, None, str(home), f"(dossier home) {reason}"))
+        out.warnings.append(_path_warning(host, None, home, kind, reason, is_home=True))
         out.sources.append(
             SourceStat(source=SOURCE, host=host, path=str(home), notes=f"dossier home {reason}")
         )
@@ -259,13 +272,9 @@ def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected) 
     out.sources.append(stat)
     try:
         batch = read_jsonl(path, READ_FIELDS)
-    except FileNotFoundError:
-        out.warnings.append(_events_missing(host, repo, str(path), f"{path} does not exist"))
-        stat.notes = "events.jsonl does not exist"
-        return
     except OSError as exc:
-        reason = os_error_reason(exc)
-        out.warnings.append(_unreadable(host, repo, str(path), reason))
+        kind, reason = read_problem(exc)
+        out.warnings.append(_path_warning(host, repo, path, kind, reason, is_home=False))
         stat.notes = f"events.jsonl {reason}"
         return
     out.lines += batch.lines

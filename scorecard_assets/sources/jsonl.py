@@ -20,8 +20,9 @@ Contract:
 Column helpers (``text_column``, ``number_column``, ``utc_times``) apply the readers' field rules
 to whole columns and collect a ``LineProblem`` per rejected value. ``line_warnings`` turns collected
 problems into DataWarnings: one per problem up to a limit per file, then one summary record carrying
-the number of the remaining ones in ``count``. ``path_problem`` / ``os_error_reason`` say why a
-path cannot be read, in words fit for a warning. ``gc_paused`` wraps a bulk read (see its note).
+the number of the remaining ones in ``count``. ``path_problem`` / ``read_problem`` /
+``os_error_reason`` say why a path cannot be read, in words fit for a warning. ``gc_paused`` wraps
+a bulk read (see its note).
 
 Throughput (``bench/bench_readers.py``): decoding dominates; the per-line loop does one orjson call
 and one ``dict.get`` + ``list.append`` per requested field, which measured faster here than
@@ -50,7 +51,8 @@ from ..sanitize import render_value
 UTF8_BOM = b"\xef\xbb\xbf"
 WARNINGS_PER_FILE = 20
 MAX_INT64 = 2**63 - 1
-_ORJSON_INFINITY_PREFIX = "number is infinity"
+# orjson refuses a number beyond double range (``1e400``) with a message starting so.
+ORJSON_INFINITY_PREFIX = "number is infinity"
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _reject_constant(name: str) -> Any:
+def reject_json_constant(name: str) -> Any:
+    """``parse_constant`` for the standard library decoder: NaN and Infinity are not JSON."""
     raise ValueError(f"{name} is not a JSON value")
 
 
@@ -128,7 +131,7 @@ def _decode_infinite_numbers(line: bytes) -> Any:
     Raises ValueError when the line is still not acceptable (non-standard constants such as NaN,
     or strings with lone surrogates, which later stages could not encode).
     """
-    value = json.loads(line, parse_constant=_reject_constant)
+    value = json.loads(line, parse_constant=reject_json_constant)
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates raise here
     return value
 
@@ -300,7 +303,7 @@ def read_jsonl(
 
 def _retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:
     """The decoded value when ``exc`` was only about a number beyond double range, else None."""
-    if not exc.msg.startswith(_ORJSON_INFINITY_PREFIX):
+    if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
         return None
     try:
         return _decode_infinite_numbers(line)
@@ -424,20 +427,30 @@ def utc_times(values: Sequence[str | None]) -> pd.DatetimeIndex:
     return times.as_unit(TIME_UNIT)
 
 
+MISSING = "missing"
+UNREADABLE = "unreadable"
+
+
 def path_problem(path: Path, *, want_dir: bool) -> tuple[str, str] | None:
-    """Why ``path`` cannot be used: ``("missing", reason)``, ``("unreadable", reason)`` or None if usable."""
+    """Why ``path`` cannot be used: ``(MISSING, reason)``, ``(UNREADABLE, reason)`` or None if usable."""
     try:
         is_dir = path.is_dir()
         exists = is_dir or path.exists()
     except OSError as exc:
-        return "unreadable", os_error_reason(exc)
+        return UNREADABLE, os_error_reason(exc)
     if not exists:
-        return "missing", "does not exist"
+        return MISSING, "does not exist"
     if want_dir and not is_dir:
-        return "unreadable", "is not a directory"
+        return UNREADABLE, "is not a directory"
     if not want_dir and is_dir:
-        return "unreadable", "is a directory, not a file"
+        return UNREADABLE, "is a directory, not a file"
     return None
+
+
+def read_problem(exc: OSError) -> tuple[str, str]:
+    """Why a read failed, in :func:`path_problem`'s terms: ``(MISSING, "does not exist")`` when the
+    file is not there, else ``(UNREADABLE, reason)``."""
+    return (MISSING if isinstance(exc, FileNotFoundError) else UNREADABLE), os_error_reason(exc)
 
 
 def os_error_reason(exc: OSError) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,16 +34,17 @@ from ..records import DataWarning, SourceStat, TableResult
 from ..schemas import RUN_TELEMETRY, empty_frame
 from .jsonl import (
     MAX_INT64,
+    MISSING,
     JsonlColumns,
     LineProblem,
     gc_paused,
     line_warnings,
     malformed_line_warnings,
     number_column,
-    os_error_reason,
     path_problem,
     plural,
     read_jsonl,
+    read_problem,
     shown,
     text_column,
     utc_times,
@@ -133,6 +135,13 @@ def _unreadable(host: HostConfig, path: str, reason: str) -> DataWarning:
     )
 
 
+def _path_warning(host: HostConfig, path: Path, kind: str, reason: str, *, is_home: bool) -> DataWarning:
+    """``telemetry_missing`` for a missing dossier home or runs.jsonl, ``unreadable_file`` otherwise."""
+    if kind == MISSING:
+        return _missing(host, str(path), f"dossier home {path} {reason}" if is_home else f"{path} {reason}")
+    return _unreadable(host, str(path), f"(dossier home) {reason}" if is_home else reason)
+
+
 def _read_host(host: HostConfig) -> _HostRead:
     home = host.dossier_home
     path = home / RUNS_FILE_NAME
@@ -141,21 +150,14 @@ def _read_host(host: HostConfig) -> _HostRead:
     home_problem = path_problem(home, want_dir=True)
     if home_problem is not None:
         kind, reason = home_problem
-        if kind == "missing":
-            out.warnings.append(_missing(host, str(home), f"dossier home {home} {reason}"))
-        else:
-            out.warnings.append(_unreadable(host, str(home), f"(dossier home) {reason}"))
+        out.warnings.append(_path_warning(host, home, kind, reason, is_home=True))
         stat.notes = f"dossier home {reason}"
         return out
     try:
         batch = read_jsonl(path, READ_FIELDS)
-    except FileNotFoundError:
-        out.warnings.append(_missing(host, str(path), f"{path} does not exist"))
-        stat.notes = "runs.jsonl does not exist"
-        return out
     except OSError as exc:
-        reason = os_error_reason(exc)
-        out.warnings.append(_unreadable(host, str(path), reason))
+        kind, reason = read_problem(exc)
+        out.warnings.append(_path_warning(host, path, kind, reason, is_home=False))
         stat.notes = f"runs.jsonl {reason}"
         return out
     out.lines, out.bytes = batch.lines, batch.bytes

@@ -10,14 +10,26 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Annotated
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from ..schemas import TRAIL_COMMENTS, empty_frame
 from .runstate import is_milestone
 
 _ISSUE_URL_RE = re.compile(r"/issues/([0-9]+)/?\Z")
+
+
+def _require_timezone(value: datetime) -> datetime:
+    """A record's timestamp must be tz-aware: GitHub always sends ``...Z``; a naive one is refused."""
+    if value.tzinfo is None:
+        raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
+    return value
+
+
+# A timestamp field of a trail record (validated after pydantic parsed it as a datetime).
+AwareTime = Annotated[datetime, AfterValidator(_require_timezone)]
 
 
 class IssueRecord(BaseModel):
@@ -29,16 +41,9 @@ class IssueRecord(BaseModel):
     number: int
     state: str = ""
     title: str = ""
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
+    created_at: AwareTime | None = None
+    updated_at: AwareTime | None = None
     is_pull_request: bool = False
-
-    @field_validator("created_at", "updated_at")
-    @classmethod
-    def _aware(cls, v: datetime | None) -> datetime | None:
-        if v is not None and v.tzinfo is None:
-            raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
-        return v
 
 
 class CommentRecord(BaseModel):
@@ -50,16 +55,9 @@ class CommentRecord(BaseModel):
     issue: int
     comment_id: int
     body: str
-    created_at: datetime
-    updated_at: datetime | None = None
+    created_at: AwareTime
+    updated_at: AwareTime | None = None
     author: str = ""
-
-    @field_validator("created_at", "updated_at")
-    @classmethod
-    def _aware(cls, v: datetime | None) -> datetime | None:
-        if v is not None and v.tzinfo is None:
-            raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
-        return v
 
 
 def issue_from_rest(repo: str, obj: object) -> IssueRecord:

@@ -226,16 +226,16 @@ def _parse_entries(
             problems.append(LineProblem(index, render_value(str(err)), _field_named(str(err))))
     out.skipped += len(problems)
     out.warnings.extend(
-        malformed_line_warnings(
-            path,
-            problems,
-            asset=ASSET,
-            repo=repo,
-            unit="entry",
-            consequence="the entry is skipped and the repo's other entries still count",
-        )
+        _entry_warnings(repo, path, problems, "the entry is skipped and the repo's other entries still count")
     )
     return records
+
+
+def _entry_warnings(repo: str, path: str, problems: list[LineProblem], consequence: str) -> list[DataWarning]:
+    """``malformed_line`` warnings for bad entries of one array file (``line`` = 1-based entry index)."""
+    return malformed_line_warnings(
+        path, problems, asset=ASSET, repo=repo, unit="entry", consequence=consequence
+    )
 
 
 def _field_named(message: str) -> str | None:
@@ -267,14 +267,7 @@ def _without_duplicate_ids(
     if problems:
         out.notes.append(f"{len(problems)} duplicate comment ids")
         out.warnings.extend(
-            malformed_line_warnings(
-                path,
-                problems,
-                asset=ASSET,
-                repo=repo,
-                unit="entry",
-                consequence="the copy edited last is kept, so the comment counts once",
-            )
+            _entry_warnings(repo, path, problems, "the copy edited last is kept, so the comment counts once")
         )
     return [record for _, record in sorted(best.values(), key=lambda pair: pair[0])]
 

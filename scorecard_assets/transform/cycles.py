@@ -28,9 +28,9 @@ fields (pragmatikos.md section 1b) are filled from the run as follows (values ke
 | `latmed` | `latency_median_s` (NaN -> -1, unknown) |
 | `tshipe` | `ship_judgement` as of the snapshot time (below) |
 
-Provenance: ``origin = "fleet"``, ``started_at``, ``repo``, ``issue``, ``run_id``; plus
-``SHIP_STATE_COLUMNS`` (``ended_at``, ``delivered``, ``blocked``, ``superseded_only``) so that each
-window re-judges the ship state as of its own end.
+Provenance: ``origin = "fleet"``, ``started_at``, ``repo``, ``issue``, ``run_id``; plus the ship-state
+columns of ``schemas.CYCLES`` (``ended_at``, ``delivered``, ``blocked``, ``superseded_only``) so that
+each window re-judges the ship state as of its own end.
 
 Ship state (``tshipe``) of a fleet cycle as of time ``at``, first rule that applies:
 delivered -> 0 (judged, shipped); superseded-only -> 2 (unshippable: the work was handed to another
@@ -56,7 +56,6 @@ from ..pragmatikos.constants import (
     SHIP_DAYS,
     SHIP_JUDGED,
     SHIP_PENDING,
-    SHIP_STATE_COLUMNS,
     SHIP_UNSHIPPABLE,
 )
 from ..pragmatikos.engine import score_cycles
@@ -70,8 +69,6 @@ UNKNOWN_MODEL = "<unknown>"
 DIRECT_PROVIDER = "direct"
 UNKNOWN_HARNESS = "(unknown)"
 BUILD_ROLE = 2
-
-CYCLE_FRAME_CONTRACT = {**CYCLES, **SHIP_STATE_COLUMNS}
 
 
 def _utc(moment: object) -> pd.Timestamp:
@@ -160,9 +157,7 @@ def fleet_cycles(run_table: pd.DataFrame, *, as_of: pd.Timestamp) -> TableResult
         "undated": len(undated),
     }
     if runs.empty:
-        return TableResult(
-            frame=empty_frame(CYCLE_FRAME_CONTRACT), warnings=_undated_warnings(undated), extra=extra
-        )
+        return TableResult(frame=empty_frame(CYCLES), warnings=_undated_warnings(undated), extra=extra)
     runs = runs.reset_index(drop=True)
     pm, pp, pv = _phase(runs["planner_model"], runs["planner_provider"], runs["tier"])
     bm, bp, bv = _phase(runs["builder_model"], runs["builder_provider"], runs["tier"])
@@ -207,7 +202,7 @@ def fleet_cycles(run_table: pd.DataFrame, *, as_of: pd.Timestamp) -> TableResult
             "superseded_only": runs["superseded_only"].astype("boolean"),
         }
     )
-    frame = ship_judgement(frame[list(CYCLE_FRAME_CONTRACT)], at=as_of)
+    frame = ship_judgement(frame[list(CYCLES)], at=as_of)
     return TableResult(frame=frame, warnings=_undated_warnings(undated), extra=extra)
 
 
