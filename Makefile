@@ -58,7 +58,7 @@ dev: $(VENV)/.installed-dev
 ## make bench SIZES="S M": generate benchmark fleets and print throughput, wall time, memory, requests.
 SIZES ?= S M
 bench: $(VENV)/.installed-dev
-	$(PY) -m bench.run $(SIZES)
+	$(PY) -m bench.run $(SIZES) --json bench/out/latest.json
 
 ## make sample: regenerate the bundled sample fleet (deterministic; the committed copy must match).
 sample: $(VENV)/.installed

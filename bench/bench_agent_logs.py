@@ -42,7 +42,7 @@ def _peak_mb() -> float:
 
 
 def _log_files(fleet_dir: Path) -> list[Path]:
-    return sorted(p for p in fleet_dir.rglob("*.log") if p.parent.name == "runs")
+    return sorted(p for p in fleet_dir.rglob("*.log") if p.parent.name == "runs" and p.is_file())
 
 
 def _timed_read(label: str, fleet_dir: Path, cache_dir: Path | None, files: int, size: int) -> dict[str, Any]:

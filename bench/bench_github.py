@@ -91,12 +91,32 @@ def _bench_repo(fake: FakeGitHub, repo: str, cache_path: Path) -> dict[str, Any]
     }
 
 
+def export_problem(repo_dir: Path) -> str | None:
+    """Why a repo's recorded export cannot be served (e.g. a saved error reply instead of the issue
+    listing), or None when ``issues.json`` and ``comments.json`` are both JSON arrays."""
+    for name in ("issues.json", "comments.json"):
+        try:
+            data = json.loads((repo_dir / name).read_bytes())
+        except (OSError, ValueError) as exc:
+            return f"{name}: {exc}"
+        if not isinstance(data, list):
+            return f"{name} holds a JSON {type(data).__name__}, not a list"
+    return None
+
+
 def run(fleet_dir: Path) -> list[dict[str, Any]]:
-    """One row per repo of ``<fleet_dir>/github/`` (see the module docstring for the fields)."""
+    """One row per repo of ``<fleet_dir>/github/`` (see the module docstring for the fields).
+
+    A repo whose export cannot be served gets a row ``{"repo", "skipped": reason}`` instead.
+    """
     export_root = fleet_dir / "github"
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-github-") as tmp:
         for repo, repo_dir in iter_export_repos(export_root):
+            problem = export_problem(repo_dir)
+            if problem is not None:
+                rows.append({"repo": repo, "skipped": problem})
+                continue
             with FakeGitHub() as fake:
                 fake.load_export(repo, repo_dir)
                 rows.append(_bench_repo(fake, repo, Path(tmp) / f"{repo.replace('/', '__')}.sqlite"))
