@@ -263,3 +263,29 @@ class _StaticIO(dg.IOManager):
 
     def load_input(self, context: dg.InputContext) -> object:
         return self.values[context.asset_key.path[-1]]
+
+
+def test_latest_week_totals_match_a_hand_count_of_the_run_table(fleet_env: dict) -> None:
+    """Grand total and one model's totals recounted directly from run_table with plain pandas."""
+    assert _report(fleet_env, LATEST).success
+    w = window_for_partition(LATEST, days=30, mode="runs")
+    sidecar = json.loads((fleet_env["out"] / w.window_end_date / "model-scorecard.json").read_text())
+    df = _load(fleet_env, "run_table").frame
+    runs = df[(df["started_at"] >= w.start) & (df["started_at"] < w.end) & ~df["classifier_only"]]
+    issues = runs.groupby(["repo", "issue"])
+    # canonical run among the window's runs: first delivered in trail order, else the latest started
+    canon = issues.apply(
+        lambda g: g[g["delivered"]].sort_values("run_order").iloc[0]
+        if g["delivered"].any()
+        else g.sort_values("started_at", kind="stable").iloc[-1],
+        include_groups=False,
+    )
+    grand = sidecar["grandTotal"]
+    assert grand["n"] == len(canon)
+    assert grand["delivered"] == int(canon["delivered"].sum())
+    assert grand["blocked"] == int(canon["blocked"].sum())
+    assert grand["stalls"] == int(runs["stalls"].sum())
+    sonnet = canon[canon["model"] == "claude-sonnet-5"]
+    total = next(t for t in sidecar["totals"] if t["model"] == "claude-sonnet-5")
+    assert (total["n"], total["delivered"]) == (len(sonnet), int(sonnet["delivered"].sum()))
+    assert total["deliveryRate"] == pytest.approx(sonnet["delivered"].mean())
