@@ -275,9 +275,11 @@ def test_latest_week_totals_match_a_hand_count_of_the_run_table(fleet_env: dict)
     issues = runs.groupby(["repo", "issue"])
     # canonical run among the window's runs: first delivered in trail order, else the latest started
     canon = issues.apply(
-        lambda g: g[g["delivered"]].sort_values("run_order").iloc[0]
-        if g["delivered"].any()
-        else g.sort_values("started_at", kind="stable").iloc[-1],
+        lambda g: (
+            g[g["delivered"]].sort_values("run_order").iloc[0]
+            if g["delivered"].any()
+            else g.sort_values("started_at", kind="stable").iloc[-1]
+        ),
         include_groups=False,
     )
     grand = sidecar["grandTotal"]
@@ -289,3 +291,32 @@ def test_latest_week_totals_match_a_hand_count_of_the_run_table(fleet_env: dict)
     total = next(t for t in sidecar["totals"] if t["model"] == "claude-sonnet-5")
     assert (total["n"], total["delivered"]) == (len(sonnet), int(sonnet["delivered"].sum()))
     assert total["deliveryRate"] == pytest.approx(sonnet["delivered"].mean())
+
+
+def test_rematerializing_a_week_gives_the_same_outputs_apart_from_the_generation_time(
+    fleet_env: dict,
+) -> None:
+    w = window_for_partition(LATEST, days=30, mode="runs")
+    folder = fleet_env["out"] / w.window_end_date
+
+    def snapshot() -> dict[str, bytes]:
+        assert _report(fleet_env, LATEST).success
+        return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+    first, second = snapshot(), snapshot()
+    assert first.keys() == second.keys()
+    for name in first:
+        a, b = first[name], second[name]
+        if name == "model-scorecard.json":
+            a_doc, b_doc = json.loads(a), json.loads(b)
+            for doc in (a_doc, b_doc):  # generation times: the sidecar's and each pool's
+                doc.pop("generatedAt")
+                for pool in doc["pairings"].values():
+                    if pool:
+                        pool["meta"].pop("generated")
+            assert a_doc == b_doc
+        elif name == "model-scorecard.md":
+            strip = lambda t: [x for x in t.decode().splitlines() if not x.startswith("Generated: ")]  # noqa: E731
+            assert strip(a) == strip(b)
+        else:
+            assert a == b, name
