@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -601,6 +602,41 @@ def test_number_beyond_double_range_drops_the_value_not_the_record() -> None:
     assert s.bad_values == 1 and s.bad_value_examples[0][1] == "usage.input_tokens"
 
 
+def test_an_integer_too_large_for_a_float_is_dropped_not_fatal() -> None:
+    # 1e400 sends the line to the standard-library decoder, which keeps the 400-digit integer exact.
+    huge = "9" * 400
+    line = f'{{"type":"result","total_cost_usd":1e400,"usage":{{"input_tokens":{huge},"output_tokens":7}}}}'
+    s = one(log(preamble(), line))
+    assert s.malformed == 0 and s.output_tokens == 7
+    assert nan(s.cost_usd) and nan(s.input_tokens)
+    assert s.bad_values == 2
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (0, 0.0),
+        (7, 7.0),
+        (2.5, 2.5),
+        (100.0, 100.0),  # the limit itself
+        (100.5, None),
+        (-1, None),
+        (-0.5, None),
+        (math.nan, None),
+        (math.inf, None),
+        (True, None),
+        (False, None),
+        ("5", None),
+        (None, None),
+        ([1], None),
+        (10**400, None),
+    ],
+)
+def test_valid_number_is_a_non_boolean_number_within_bounds(raw: Any, expected: float | None) -> None:
+    number = agent_logs._valid_number(raw, 100.0)
+    assert number == expected and (number is None or type(number) is float)
+
+
 def test_deeply_nested_and_invalid_utf8_lines_are_malformed_not_fatal() -> None:
     deep = '{"type":"result","x":' + "[" * 3000 + "]" * 3000 + "}"
     s = one(
@@ -955,6 +991,63 @@ def test_naive_preamble_time_is_taken_as_utc() -> None:
     assert s.slice_start_ns == pd.Timestamp("2026-09-01T10:00:00Z").value
 
 
+def _ns(*parts: int, micro: int = 0) -> int:
+    """Nanoseconds since the epoch of a UTC wall time, by hand."""
+    stamp = datetime(*parts, microsecond=micro, tzinfo=UTC)
+    return (stamp - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) * 1000
+
+
+@pytest.mark.parametrize(
+    ("ts", "expected"),
+    [
+        ("2026-09-01T10:00:00.000Z", _ns(2026, 9, 1, 10)),
+        ("2026-09-01T10:00:00Z", _ns(2026, 9, 1, 10)),
+        ("2026-09-01 10:00:00", _ns(2026, 9, 1, 10)),
+        ("2026-09-01T10:00:00+05:30", _ns(2026, 9, 1, 4, 30)),
+        ("2026-09-01T23:30:00.5-02:00", _ns(2026, 9, 2, 1, 30, micro=500_000)),
+        ("2026-09-01T10:00:00.123456Z", _ns(2026, 9, 1, 10, micro=123_456)),
+        ("2026-09-01T10:00:00.123456789Z", _ns(2026, 9, 1, 10, micro=123_456) + 789),  # nanoseconds kept
+        ("2026-09-01T10:00:00.1234567Z", _ns(2026, 9, 1, 10, micro=123_456) + 700),
+        ("2026-09-01T10:00Z", _ns(2026, 9, 1, 10)),
+        ("2026-09-01", _ns(2026, 9, 1)),
+        ("2026-09-01T10:00:00.000z", _ns(2026, 9, 1, 10)),
+        (" 2026-09-01T10:00:00Z ", _ns(2026, 9, 1, 10)),
+        ("1900-01-01T00:00:00Z", _ns(1900, 1, 1)),
+        ("1677-09-22T00:00:00Z", _ns(1677, 9, 22)),
+        ("2262-04-10T00:00:00Z", _ns(2262, 4, 10)),
+        ("2026-02-30T10:00:00Z", None),  # no such day
+        ("2026-09-01T24:00:00Z", None),
+        ("0001-01-01T00:00:00Z", None),  # outside the nanosecond range of a pandas time
+        ("2026-09-01T10:00:00+25:00", None),
+    ],
+)
+def test_preamble_times_are_read_to_the_nanosecond_in_utc(ts: str, expected: int | None) -> None:
+    s = one(log(preamble(ts)))
+    assert s.slice_start_ns == expected
+    assert (s.preamble_problem is None) == (expected is not None)
+
+
+def test_preamble_times_match_pandas_for_every_plain_form() -> None:
+    """The fast path and pandas agree wherever both read a time (pandas was the only reader before)."""
+    forms = [
+        f"2026-{month:02d}-{day:02d}{sep}{hour:02d}:{minute:02d}:07{fraction}{zone}"
+        for month, day in ((1, 1), (2, 28), (2, 29), (12, 31))
+        for sep in ("T", " ")
+        for hour, minute in ((0, 0), (23, 59))
+        for fraction in ("", ".1", ".123", ".999999")
+        for zone in ("", "Z", "+00:00", "+14:00", "-12:30")
+    ]
+    for ts in forms:
+        s = one(log(preamble(ts)))
+        try:
+            stamp = pd.Timestamp(ts)
+        except ValueError:
+            assert s.slice_start_ns is None and s.preamble_problem == ts
+            continue
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        assert s.slice_start_ns == stamp.value, ts
+
+
 def test_resumed_parse_numbers_lines_offsets_and_indices_from_its_base() -> None:
     first = log(preamble(), usage_result(1.0, 1))
     second = log(preamble("2026-09-03T00:00:00Z"), usage_result(2.0, 1), "junk")
@@ -1080,8 +1173,8 @@ def test_unreadable_log_is_reported_and_the_others_still_count(
     (folder / "issue-2.log").write_bytes(_claude_log(2.0))
     real = agent_logs.read_range
 
-    def failing(path: Path, offset: int, length: int) -> bytes:
-        if path.name == "issue-1.log":
+    def failing(path: str | Path, offset: int, length: int) -> bytes:
+        if Path(path).name == "issue-1.log":
             raise PermissionError(13, "Permission denied")
         return real(path, offset, length)
 

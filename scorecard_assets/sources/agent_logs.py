@@ -41,7 +41,12 @@ and decoded when they hold one. opencode and Codex logs are small and every line
 
 Incremental reading (``agent_log_cache``): because slices are parsed independently and each knows
 its byte offset and first line number, a grown file is parsed again only from the start of its last
-slice, with the same results as a full parse.
+slice, with the same results as a full parse. Slices are kept in columns (``SliceTable``), in the
+cache as in memory: an unchanged file costs a ``stat`` and a few lookups (its row range in the loaded
+table, running totals for its directory's tally), the frame is gathered from the table's arrays, and
+only the files with data-quality findings have those fields turned back into Python values, for their
+warnings. Preamble times of the plain ISO 8601 form are read with ``datetime.fromisoformat`` (pandas
+reads the other forms, with the same results where both read one).
 """
 
 from __future__ import annotations
@@ -52,10 +57,12 @@ import math
 import os
 import re
 import stat
-from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
@@ -69,7 +76,9 @@ from .agent_log_cache import (
     FULL_READ,
     AgentLogCache,
     FileState,
+    Packer,
     ReadPlan,
+    Unpacker,
     fingerprint,
     fingerprint_bytes,
     read_range,
@@ -216,46 +225,230 @@ class SliceResult:
         return any(not math.isnan(v) for v in values)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+class SliceProblems(NamedTuple):
+    """The fields of a slice that its file's data-quality warnings are made of (see ``_file_warnings``)."""
+
+    line: int
+    malformed: int
+    malformed_lines: list[int]
+    truncated_tail: bool
+    bad_values: int
+    bad_value_examples: list[list[Any]]
+    preamble_problem: str | None
 
 
-# Checks of cached values by the annotation of their SliceResult field.
-_CACHED_VALUE_CHECKS: dict[str, Any] = {
-    "int": _is_int,
-    "int | None": lambda v: v is None or _is_int(v),
-    "str": lambda v: isinstance(v, str),
-    "str | None": lambda v: v is None or isinstance(v, str),
-    "bool": lambda v: isinstance(v, bool),
-    "bool | None": lambda v: v is None or isinstance(v, bool),
-    "float": lambda v: v is None or _is_int(v) or isinstance(v, float),
-    "list[int]": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
-    "list[list[Any]]": lambda v: isinstance(v, list) and all(isinstance(x, list) for x in v),
+# --------------------------------------------------------------------------------------------------
+# Slices in columns (the frame and the incremental cache)
+
+# How a SliceResult field is held in a SliceTable column, by its annotation.
+_KIND_OF_ANNOTATION = {
+    "int": "int",
+    "int | None": "time",
+    "float": "float",
+    "str": "text",
+    "str | None": "optional_text",
+    "bool": "flag",
+    "bool | None": "tristate",
+    "list[int]": "lines",
+    "list[list[Any]]": "examples",
 }
-_SLICE_FIELD_TYPES = {f.name: str(f.type) for f in fields(SliceResult)}
+_FIELD_KINDS = {f.name: _KIND_OF_ANNOTATION[str(f.type)] for f in fields(SliceResult)}
+_FIELD_NAMES = tuple(_FIELD_KINDS)
+_ALL_FIELDS = attrgetter(*_FIELD_NAMES)
+# Packed (stored) number type of each numeric kind; "time" holds NaT's value for None, "tristate" -1.
+_PACKED_TYPES = {"int": "<i8", "time": "<i8", "float": "<f8", "flag": "u1", "tristate": "i1"}
+_CODE_TYPE = "<i4"
+_NO_LIST: tuple[()] = ()
 
 
-def slice_to_cache(result: SliceResult) -> dict[str, Any]:
-    """A JSON-ready dict of a slice (NaN floats become null when serialised)."""
-    stored = {name: getattr(result, name) for name in _SLICE_FIELD_TYPES}
-    stored["malformed_lines"] = list(result.malformed_lines)
-    stored["bad_value_examples"] = [list(example) for example in result.bad_value_examples]
-    return stored
+def _object_array(values: Sequence[Any]) -> np.ndarray:
+    """A 1-D object array holding ``values`` as they are (lists stay single elements)."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
-def slice_from_cache(raw: dict[str, Any]) -> SliceResult:
-    """The inverse of :func:`slice_to_cache`; ValueError when a field is missing, extra or mistyped."""
-    if set(raw) != set(_SLICE_FIELD_TYPES):
-        raise ValueError("cached slice with other fields")
-    values: dict[str, Any] = {}
-    for name, annotation in _SLICE_FIELD_TYPES.items():
-        value = raw[name]
-        if not _CACHED_VALUE_CHECKS[annotation](value):
-            raise ValueError(f"cached slice field {name} is not {annotation}")
-        if annotation == "float":
-            value = NAN if value is None else float(value)
-        values[name] = value
-    return SliceResult(**values)
+def _column_of(kind: str, values: Sequence[Any]) -> np.ndarray:
+    """One SliceTable column from the field values of a list of slices."""
+    if kind == "int":
+        return np.array(values, dtype=np.int64)
+    if kind == "time":
+        return np.array([_NAT_NS if v is None else v for v in values], dtype=np.int64)
+    if kind == "float":
+        return np.array(values, dtype=np.float64)
+    if kind == "flag":
+        return np.array(values, dtype=bool)
+    if kind == "tristate":
+        return np.array([-1 if v is None else int(v) for v in values], dtype=np.int8)
+    return _object_array(values)
+
+
+def _stored_text(raw: object, rows: int, optional: bool, unpacker: Unpacker) -> np.ndarray:
+    """Decode ``{"values": [distinct strings], "codes": <ref: index per row, -1 = None>}``."""
+    if not isinstance(raw, dict):
+        raise ValueError("not an object of values and codes")
+    values = raw.get("values")
+    if not isinstance(values, list) or not set(map(type, values)) <= {str}:
+        raise ValueError("values is not a list of strings")
+    codes = unpacker.get(raw.get("codes"), _CODE_TYPE, rows)
+    lowest = -1 if optional else 0
+    if rows and (codes.min() < lowest or codes.max() >= len(values)):
+        raise ValueError("codes outside the values")
+    lookup = _object_array([*values, None])  # code -1 picks the trailing None
+    return lookup[codes]
+
+
+def _is_line_list(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(type(n) is int for n in value)
+
+
+def _is_example_list(value: object) -> bool:
+    """A non-empty list of ``[line, field name, rendered value]`` (what ``_Problems.bad_value`` keeps)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(e, list)
+            and len(e) == 3
+            and type(e[0]) is int
+            and type(e[1]) is str
+            and type(e[2]) is str
+            for e in value
+        )
+    )
+
+
+def _stored_lists(raw: object, rows: int, kind: str, unpacker: Unpacker) -> np.ndarray:
+    """Decode ``{"rows": <ref: row numbers>, "values": [list, ...]}`` (only the non-empty lists)."""
+    if not isinstance(raw, dict):
+        raise ValueError("not an object of rows and values")
+    values = raw.get("values")
+    if not isinstance(values, list):
+        raise ValueError("values is not a list")
+    where = unpacker.get(raw.get("rows"), "<i8", len(values))
+    if len(where) and (where.min() < 0 or where.max() >= rows):
+        raise ValueError("rows outside the table")
+    valid = _is_line_list if kind == "lines" else _is_example_list
+    if not all(valid(v) for v in values):
+        raise ValueError(f"values are not {kind}")
+    column = np.empty(rows, dtype=object)
+    column.fill(_NO_LIST)
+    for row, value in zip(where.tolist(), values, strict=True):
+        column[row] = value
+    return column
+
+
+def _decode_column(kind: str, raw: object, rows: int, unpacker: Unpacker) -> np.ndarray:
+    if kind in ("text", "optional_text"):
+        return _stored_text(raw, rows, kind == "optional_text", unpacker)
+    if kind in ("lines", "examples"):
+        return _stored_lists(raw, rows, kind, unpacker)
+    values = unpacker.get(raw, _PACKED_TYPES[kind], rows)
+    if kind == "flag":
+        if rows and values.max() > 1:
+            raise ValueError("not 0 or 1")
+        return values.astype(bool)
+    if kind == "tristate" and rows and (values.min() < -1 or values.max() > 1):
+        raise ValueError("not -1, 0 or 1")
+    return values
+
+
+def _encode_column(kind: str, column: np.ndarray, packer: Packer) -> object:
+    if kind in ("text", "optional_text"):
+        codes, values = pd.factorize(column, use_na_sentinel=True)
+        return {"values": values.tolist(), "codes": packer.add(codes, _CODE_TYPE)}
+    if kind in ("lines", "examples"):
+        rows = [i for i, value in enumerate(column.tolist()) if value]
+        return {"rows": packer.add(rows, "<i8"), "values": [list(column[i]) for i in rows]}
+    return packer.add(column, _PACKED_TYPES[kind])
+
+
+def _from_column(kind: str, values: list[Any]) -> list[Any]:
+    """Python field values of a run of rows (``values`` from ``ndarray.tolist``)."""
+    if kind == "time":
+        return [None if v == _NAT_NS else v for v in values]
+    if kind == "tristate":
+        return [None if v == -1 else bool(v) for v in values]
+    if kind == "lines":
+        return [list(v) for v in values]
+    if kind == "examples":
+        return [[list(e) for e in v] for v in values]
+    return values
+
+
+@dataclass(frozen=True)
+class SliceTable:
+    """Dispatch slices held column by column: one numpy array per :class:`SliceResult` field.
+
+    Columns: ``int`` fields int64; ``int | None`` (the slice times) int64 with NaT's value for None;
+    floats float64 (NaN = none); strings object arrays of ``str``/None; ``bool`` bool; ``bool | None``
+    int8 (-1 = None); ``malformed_lines``/``bad_value_examples`` object arrays of lists. The stored
+    form (:meth:`encode`) puts the numbers in the cache document's body (``agent_log_cache.Packer``),
+    keeps strings as their distinct values plus a code per row (-1 = None) and the two example lists
+    only for the rows that have any. :meth:`decode` checks each column once (its type, length, value
+    and code range) and that example lists exist exactly where their counts are positive.
+    """
+
+    columns: dict[str, np.ndarray]
+    rows: int
+
+    @classmethod
+    def from_slices(cls, slices: list[SliceResult]) -> SliceTable:
+        by_field = zip(*map(_ALL_FIELDS, slices), strict=True) if slices else [()] * len(_FIELD_NAMES)
+        kinds = _FIELD_KINDS.items()
+        columns = {
+            name: _column_of(kind, values) for (name, kind), values in zip(kinds, by_field, strict=True)
+        }
+        return cls(columns, len(slices))
+
+    @classmethod
+    def decode(cls, stored: dict[str, Any], rows: int, unpacker: Unpacker) -> SliceTable:
+        """The table of a stored form; ValueError naming the first unusable column."""
+        if set(stored) != set(_FIELD_KINDS):
+            raise ValueError("the stored columns are not the slice fields")
+        columns: dict[str, np.ndarray] = {}
+        for name, kind in _FIELD_KINDS.items():
+            try:
+                columns[name] = _decode_column(kind, stored[name], rows, unpacker)
+            except ValueError as exc:
+                raise ValueError(f"column {name}: {exc}") from None
+        for count, examples in (("malformed", "malformed_lines"), ("bad_values", "bad_value_examples")):
+            listed = np.fromiter(map(bool, columns[examples]), dtype=bool, count=rows)
+            if not np.array_equal(columns[count] > 0, listed):
+                raise ValueError(f"column {examples} does not match column {count}")
+        return cls(columns, rows)
+
+    def encode(self, packer: Packer) -> dict[str, Any]:
+        """The JSON-ready stored form, its arrays added to ``packer`` (see the class docstring)."""
+        return {name: _encode_column(kind, self.columns[name], packer) for name, kind in _FIELD_KINDS.items()}
+
+    def then(self, other: SliceTable) -> SliceTable:
+        """This table's rows followed by ``other``'s."""
+        if other.rows == 0:
+            return self
+        if self.rows == 0:
+            return other
+        columns = {name: np.concatenate([self.columns[name], other.columns[name]]) for name in _FIELD_KINDS}
+        return SliceTable(columns, self.rows + other.rows)
+
+    def take(self, rows: np.ndarray) -> SliceTable:
+        """The rows at positions ``rows``, in that order."""
+        if len(rows) == self.rows and np.array_equal(rows, np.arange(self.rows)):
+            return self
+        return SliceTable({name: column[rows] for name, column in self.columns.items()}, len(rows))
+
+    def _rows(self, start: int, stop: int, names: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+        values = [_from_column(_FIELD_KINDS[name], self.columns[name][start:stop].tolist()) for name in names]
+        return zip(*values, strict=True)
+
+    def slices(self, start: int, stop: int) -> list[SliceResult]:
+        """Rows ``[start, stop)`` as :class:`SliceResult` objects (the inverse of :meth:`from_slices`)."""
+        return [SliceResult(*row) for row in self._rows(start, stop, _FIELD_NAMES)]
+
+    def problems(self, start: int, stop: int) -> list[SliceProblems]:
+        """Rows ``[start, stop)`` reduced to what their file's warnings need."""
+        return [SliceProblems(*row) for row in self._rows(start, stop, SliceProblems._fields)]
+
+
+EMPTY_TABLE = SliceTable.from_slices([])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -292,13 +485,14 @@ class _Problems:
 
 
 def _valid_number(value: object, limit: float) -> float | None:
-    """``value`` as a float when it is a JSON number, finite, >= 0 and <= ``limit``; else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """``value`` as a float when it is a JSON number (not a boolean), >= 0 and <= ``limit`` (so finite);
+    else None. The bounds are compared before the conversion, so an integer too large for a float is
+    refused instead of raising."""
+    kind = type(value)
+    exact = kind is float or kind is int  # the common case, checked first; bool is neither
+    if not exact and (isinstance(value, bool) or not isinstance(value, int | float)):
         return None
-    number = float(value)
-    if math.isnan(number) or number < 0 or number > limit:
-        return None
-    return number
+    return float(value) if 0 <= value <= limit else None  # type: ignore[arg-type,operator]
 
 
 class _Sums:
@@ -1020,16 +1214,54 @@ def _preamble_record(view: memoryview, start: int, end: int) -> dict[str, Any] |
     return None
 
 
+# ISO 8601 times that datetime.fromisoformat reads exactly as pandas does (at most microseconds).
+_PLAIN_ISO_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})?"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+# Years whose every instant (with any UTC offset) fits pandas' nanosecond range (1677-09-21..2262-04-11).
+_NS_SAFE_YEARS = range(1678, 2262)
+
+
+def _plain_iso_ns(raw: str) -> int | None:
+    """Nanoseconds since the epoch of a plain ISO 8601 time (naive = UTC), computed without pandas;
+    None when ``raw`` is not of that plain form (the caller then asks pandas, which reads more forms)."""
+    if _PLAIN_ISO_RE.fullmatch(raw) is None:
+        return None
+    try:
+        stamp = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    if stamp.year not in _NS_SAFE_YEARS:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return (stamp - _EPOCH) // _MICROSECOND * 1000
+
+
+def _pandas_ns(raw: str) -> int | None:
+    """Nanoseconds since the epoch of any time text pandas reads (naive = UTC); None when it reads
+    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit)."""
+    try:
+        stamp = pd.Timestamp(raw)
+        if pd.isna(stamp):
+            return None
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        return int(stamp.value)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
 def _preamble_start(out: SliceResult, raw: object) -> None:
-    """Set ``slice_start_ns`` from the preamble ``ts`` (naive times are taken as UTC)."""
+    """Set ``slice_start_ns`` from the preamble ``ts`` (naive times are taken as UTC), else record the
+    unusable value as ``preamble_problem``."""
     if isinstance(raw, str) and raw.strip():
-        try:
-            stamp = pd.Timestamp(raw)
-        except (ValueError, TypeError, OverflowError):
-            stamp = None
-        if stamp is not None and not pd.isna(stamp):
-            stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
-            out.slice_start_ns = int(stamp.value)
+        ns = _plain_iso_ns(raw)
+        if ns is None:
+            ns = _pandas_ns(raw)
+        if ns is not None:
+            out.slice_start_ns = ns
             return
     out.preamble_problem = render_value("<missing>" if raw is None else raw)
 
@@ -1157,84 +1389,73 @@ class _ReadCounters:
     bytes_parsed: int = 0
 
 
-def _plan_slices(plan: ReadPlan) -> list[SliceResult] | None:
-    try:
-        return [slice_from_cache(raw) for raw in plan.kept]
-    except (TypeError, ValueError, KeyError):
-        return None
+class _FileRead(NamedTuple):
+    """One log read by this call: who it belongs to and where its slices are.
 
-
-def _read_log_file(
-    path: Path, st: os.stat_result, cache: AgentLogCache | None, counters: _ReadCounters
-) -> list[SliceResult]:
-    """The slices of one log, parsing only what the cache cannot vouch for. OSError propagates."""
-    key = str(path)
-    plan = cache.plan(key, path, st) if cache is not None else FULL_READ
-    kept = _plan_slices(plan)
-    if kept is None:
-        plan, kept = FULL_READ, []
-    if plan.mode == "unchanged":
-        counters.unchanged += 1
-        return kept
-    data = read_range(path, plan.start_offset, st.st_size - plan.start_offset)
-    counters.bytes_parsed += len(data)
-    if plan.mode == "append":
-        counters.appended += 1
-    else:
-        counters.full += 1
-    parsed = parse_log_bytes(
-        data, base_offset=plan.start_offset, base_line=plan.start_line, base_index=plan.start_index
-    )
-    slices = kept + parsed
-    if cache is not None:
-        cache.remember(key, _file_state(path, st, plan.start_offset + len(data), data, plan, slices))
-    return slices
-
-
-def _file_state(
-    path: Path, st: os.stat_result, size: int, data: bytes, plan: ReadPlan, slices: list[SliceResult]
-) -> FileState:
-    """The cache entry after a parse: fingerprint of the bytes read, where to resume, all slices.
-
-    When fewer bytes than ``st_size`` could be read (the file shrank meanwhile), the entry records
-    the bytes actually parsed and an mtime of 0 so the next read cannot take the file as unchanged.
+    Its rows are ``kept_rows`` rows of the loaded cache table from ``kept_first`` (all of them when
+    the file is unchanged, the slices before the re-parsed last one after an append), followed by
+    ``fresh_rows`` slices of this call's parses from ``fresh_first``. ``state`` is the file's new
+    cache state after a parse, None when it is unchanged. The first four fields are the sort key.
     """
-    whole = plan.start_offset == 0 and len(data) == size
-    head_len, head_hash, tail_hash = fingerprint_bytes(data) if whole else fingerprint(path, size)
-    last = slices[-1] if slices else None
-    return FileState(
-        dev=st.st_dev,
-        inode=st.st_ino,
-        size=size,
-        mtime_ns=st.st_mtime_ns if size == st.st_size else 0,
-        head_len=head_len,
-        head_hash=head_hash,
-        tail_hash=tail_hash,
-        resume_offset=last.offset if last else 0,
-        resume_line=last.line if last else 1,
-        resume_index=last.index if last else 0,
-        slices=[slice_to_cache(s) for s in slices],
-    )
 
-
-@dataclass
-class _LogRow:
     host: str
     repo: str
-    slug: str
-    log_path: str
     issue: int
-    result: SliceResult
+    log_path: str
+    slug: str
+    kept_first: int
+    kept_rows: int
+    fresh_first: int
+    fresh_rows: int
+    state: FileState | None
 
-    def sort_key(self) -> tuple[str, str, int, str, int]:
-        return (self.host, self.repo, self.issue, self.log_path, self.result.index)
+
+_FILE_ORDER = itemgetter(0, 1, 2, 3)
+_NO_SLICES: tuple[SliceResult, ...] = ()
 
 
-_NO_SLICE = SliceResult(index=-1, offset=0, line=0, bytes=0)
+@dataclass(frozen=True)
+class _RowTotals:
+    """Running totals over the rows of the loaded cache table, so that tallying an unchanged file
+    costs a few subtractions: ``malformed[b] - malformed[a]`` is the malformed lines of rows
+    ``[a, b)``; ``usage``, ``unknown`` and ``problems`` count rows that record usage, rows in an
+    unrecognised format and rows that make a file warning. ``costs`` are the rows' costs (NaN = none),
+    added one by one so that the sum is the one a parse gives."""
+
+    malformed: list[int]
+    usage: list[int]
+    unknown: list[int]
+    problems: list[int]
+    costs: list[float]
+
+    @classmethod
+    def of(cls, table: SliceTable) -> _RowTotals:
+        columns = table.columns
+
+        def running(counts: np.ndarray) -> list[int]:
+            return np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]).tolist()
+
+        usage = ~np.isnan(columns["cost_usd"])
+        for name in _TOKEN_FIELDS:
+            usage |= ~np.isnan(columns[name])
+        malformed = columns["malformed"]
+        problems = (malformed > 0) | (columns["bad_values"] > 0) | ~pd.isna(columns["preamble_problem"])
+        return cls(
+            malformed=running(malformed),
+            usage=running(usage),
+            unknown=running(columns["log_format"] == FORMAT_UNKNOWN),
+            problems=running(problems),
+            costs=columns["cost_usd"].tolist(),
+        )
+
+
+_NO_TOTALS = _RowTotals.of(EMPTY_TABLE)
 
 
 @dataclass
 class _DirTally:
+    """What one runs/ directory contributed, for its ``SourceStat`` and ``agent_logs_missing``."""
+
     files: int = 0
     slices: int = 0
     malformed: int = 0
@@ -1245,9 +1466,34 @@ class _DirTally:
     unknown_format: int = 0
     unreadable: int = 0
 
+    def add_cached(self, totals: _RowTotals, start: int, stop: int) -> None:
+        """Count rows ``[start, stop)`` of the loaded table (in row order)."""
+        self.slices += stop - start
+        self.malformed += totals.malformed[stop] - totals.malformed[start]
+        self.yields_usage = self.yields_usage or totals.usage[stop] > totals.usage[start]
+        self.unknown_format += totals.unknown[stop] - totals.unknown[start]
+        for cost in totals.costs[start:stop]:
+            if cost == cost:  # not NaN
+                self.cost = (self.cost or 0.0) + cost
+
+    def add_parsed(self, slices: Sequence[SliceResult]) -> None:
+        """Count slices parsed now (in slice order)."""
+        for s in slices:
+            self.slices += 1
+            self.malformed += s.malformed
+            self.yields_usage = self.yields_usage or s.yields_usage()
+            self.unknown_format += s.log_format == FORMAT_UNKNOWN
+            if not math.isnan(s.cost_usd):
+                self.cost = (self.cost or 0.0) + s.cost_usd
+
+
+def _has_problem(s: SliceResult) -> bool:
+    """True when the slice contributes to a file warning (see ``_file_warnings``)."""
+    return s.malformed > 0 or s.bad_values > 0 or s.preamble_problem is not None
+
 
 def _file_warnings(
-    path: Path, host: str, repo: str, issue: int, slices: list[SliceResult]
+    path: str, host: str, repo: str, issue: int, slices: Sequence[SliceResult | SliceProblems]
 ) -> list[DataWarning]:
     """One malformed-line warning and one out-of-range warning per file, plus one per bad preamble."""
     shown = render_value(path)
@@ -1269,7 +1515,7 @@ def _file_warnings(
                 repo=repo,
                 issue=issue,
                 host=host,
-                path=str(path),
+                path=path,
                 line=lines[0] if lines else None,
                 values={
                     "lines": malformed,
@@ -1294,7 +1540,7 @@ def _file_warnings(
                 repo=repo,
                 issue=issue,
                 host=host,
-                path=str(path),
+                path=path,
                 line=line,
                 values={"count": bad, "field": name, "value": value},
                 count=bad,
@@ -1313,7 +1559,7 @@ def _file_warnings(
                     repo=repo,
                     issue=issue,
                     host=host,
-                    path=str(path),
+                    path=path,
                     line=s.line,
                     values={"ts": s.preamble_problem},
                 )
@@ -1321,7 +1567,7 @@ def _file_warnings(
     return found
 
 
-def _unreadable(path: Path, host: str, repo: str | None, exc: OSError, what: str) -> DataWarning:
+def _unreadable(path: Path | str, host: str, repo: str | None, exc: OSError, what: str) -> DataWarning:
     reason = exc.strerror or type(exc).__name__
     return DataWarning(
         code="unreadable_file",
@@ -1373,26 +1619,34 @@ def _shared_slug(runs_dir: Path, host: str, repo: str, slug: str, others: list[s
     )
 
 
-def _log_entries(runs_dir: Path) -> list[tuple[str, Path]]:
+def _log_entries(runs_dir: Path) -> list[tuple[str, str]]:
     """(name, path) of every entry in ``runs_dir``, by name. OSError propagates.
 
     Entries of any type are returned: one named like a log that is not a regular file (a directory,
     a broken or looping symlink) is reported as unreadable by ``_read_one_log`` rather than skipped.
     """
     with os.scandir(runs_dir) as entries:
-        found = [(e.name, Path(e.path)) for e in entries]
+        found = [(e.name, e.path) for e in entries]
     return sorted(found)
 
 
 @dataclass
 class _Read:
-    """What one ``read_agent_logs`` call accumulates across hosts and repos."""
+    """What one ``read_agent_logs`` call accumulates across hosts and repos.
+
+    ``cached`` is the loaded cache table (empty without a usable cache) and ``totals`` its running
+    totals; ``fresh`` holds the slices parsed by this call; ``files`` one entry per log read;
+    ``done`` the logs parsed by this call, with their stat (for a dossier home shared by two hosts).
+    """
 
     cache: AgentLogCache | None
+    cached: SliceTable = EMPTY_TABLE
+    totals: _RowTotals = _NO_TOTALS
     counters: _ReadCounters = field(default_factory=_ReadCounters)
-    rows: list[_LogRow] = field(default_factory=list)
+    fresh: list[SliceResult] = field(default_factory=list)
+    files: list[_FileRead] = field(default_factory=list)
     warnings: list[DataWarning] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
+    done: dict[str, tuple[tuple[int, int, int, int], _FileRead]] = field(default_factory=dict)
 
 
 def _read_repo_logs(
@@ -1422,36 +1676,115 @@ def _read_repo_logs(
         if issue is None:
             tally.ignored_names += 1
             continue
-        _read_one_log(read, _LogRow(host.name, repo, slug, str(path), issue, _NO_SLICE), tally)
+        _read_one_log(read, host.name, repo, slug, path, issue, tally)
     if not tally.yields_usage:
         read.warnings.append(_missing(runs_dir, host.name, repo, tally, exists=True))
     return _source_stat(host.name, repo, runs_dir, tally, None)
 
 
-def _read_one_log(read: _Read, where: _LogRow, tally: _DirTally) -> None:
-    """Read one log (``where`` names it; its ``result`` is a placeholder) into rows and warnings."""
-    path = Path(where.log_path)
+def _read_one_log(
+    read: _Read, host: str, repo: str, slug: str, path: str, issue: int, tally: _DirTally
+) -> None:
+    """Read one log into ``read`` (its entry, its warnings) and ``tally``, parsing only what the cache
+    cannot vouch for; an unreadable log is reported. An unchanged log costs a stat and a few lookups."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
-        slices = _read_log_file(path, st, read.cache, read.counters)
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", path)
+        cached = read.cache.unchanged_rows(path, st) if read.cache is not None else None
+        if cached is not None:
+            read.counters.unchanged += 1
+            start, kept = cached
+            read.files.append(_FileRead(host, repo, issue, path, slug, start, kept, 0, 0, None))
+            parsed: Sequence[SliceResult] = _NO_SLICES
+        else:
+            got, parsed = _parse_log_file(read, (host, repo, issue, path, slug), st)
+            start, kept = got.kept_first, got.kept_rows
+            read.files.append(got)
     except OSError as exc:
         tally.unreadable += 1
-        read.warnings.append(_unreadable(path, where.host, where.repo, exc, "file"))
+        read.warnings.append(_unreadable(path, host, repo, exc, "file"))
         return
-    read.seen.add(where.log_path)
     tally.files += 1
     tally.bytes += st.st_size
-    for s in slices:
-        read.rows.append(replace(where, result=s))
-        tally.slices += 1
-        tally.malformed += s.malformed
-        tally.yields_usage = tally.yields_usage or s.yields_usage()
-        tally.unknown_format += s.log_format == FORMAT_UNKNOWN
-        if not math.isnan(s.cost_usd):
-            tally.cost = (tally.cost or 0.0) + s.cost_usd
-    read.warnings.extend(_file_warnings(path, where.host, where.repo, where.issue, slices))
+    stop = start + kept
+    totals = read.totals
+    if kept:
+        tally.add_cached(totals, start, stop)
+    if parsed:
+        tally.add_parsed(parsed)
+    if totals.problems[stop] > totals.problems[start] or (parsed and any(map(_has_problem, parsed))):
+        slices = [*read.cached.problems(start, stop), *parsed]
+        read.warnings.extend(_file_warnings(path, host, repo, issue, slices))
+
+
+def _parse_log_file(
+    read: _Read, who: tuple[str, str, int, str, str], st: os.stat_result
+) -> tuple[_FileRead, list[SliceResult]]:
+    """Parse what the cache cannot vouch for of a log that is not unchanged, ``who`` = (host, repo,
+    issue, path, slug): its entry and the slices parsed now (added to ``read.fresh``). OSError
+    propagates."""
+    path = who[3]
+    seen = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    earlier = read.done.get(path)
+    if earlier is not None and earlier[0] == seen:
+        # The same file through another host's configuration, parsed already: the same rows.
+        read.counters.unchanged += 1
+        got = _FileRead(*who, *earlier[1][5:])
+        return got, read.fresh[got.fresh_first : got.fresh_first + got.fresh_rows]
+    plan = read.cache.plan(path, path, st) if read.cache is not None else FULL_READ
+    data = read_range(path, plan.start_offset, st.st_size - plan.start_offset)
+    read.counters.bytes_parsed += len(data)
+    if plan.mode == "append":
+        read.counters.appended += 1
+    else:
+        read.counters.full += 1
+    parsed = parse_log_bytes(
+        data, base_offset=plan.start_offset, base_line=plan.start_line, base_index=plan.start_index
+    )
+    state = _file_state(read.cached, path, st, data, plan, parsed)
+    got = _FileRead(*who, plan.kept_first_row, plan.kept_rows, len(read.fresh), len(parsed), state)
+    read.fresh.extend(parsed)
+    read.done[path] = (seen, got)
+    return got, parsed
+
+
+def _file_state(
+    cached: SliceTable,
+    path: str,
+    st: os.stat_result,
+    data: bytes,
+    plan: ReadPlan,
+    parsed: list[SliceResult],
+) -> FileState:
+    """The cache entry after a parse: fingerprint of the bytes read, where to resume, the row count.
+
+    When fewer bytes than ``st_size`` could be read (the file shrank meanwhile), the entry records
+    the bytes actually parsed and an mtime of 0 so the next read cannot take the file as unchanged.
+    """
+    size = plan.start_offset + len(data)
+    whole = plan.start_offset == 0 and len(data) == size
+    head_len, head_hash, tail_hash = fingerprint_bytes(data) if whole else fingerprint(path, size)
+    if parsed:
+        resume = (parsed[-1].offset, parsed[-1].line, parsed[-1].index)
+    elif plan.kept_rows:
+        last = plan.kept_first_row + plan.kept_rows - 1
+        resume = tuple(int(cached.columns[name][last]) for name in ("offset", "line", "index"))
+    else:
+        resume = (0, 1, 0)
+    return FileState(
+        dev=st.st_dev,
+        inode=st.st_ino,
+        size=size,
+        mtime_ns=st.st_mtime_ns if size == st.st_size else 0,
+        head_len=head_len,
+        head_hash=head_hash,
+        tail_hash=tail_hash,
+        resume_offset=resume[0],
+        resume_line=resume[1],
+        resume_index=resume[2],
+        rows=plan.kept_rows + len(parsed),
+    )
 
 
 def _source_stat(host: str, repo: str, runs_dir: Path, tally: _DirTally, note: str | None) -> SourceStat:
@@ -1476,40 +1809,79 @@ def _source_stat(host: str, repo: str, runs_dir: Path, tally: _DirTally, note: s
     )
 
 
-def _datetime_column(values: list[int | None]) -> pd.Series:
-    ns = np.array([_NAT_NS if v is None else v for v in values], dtype="int64").view("datetime64[ns]")
-    return pd.Series(pd.DatetimeIndex(ns).tz_localize("UTC"))
+def _row_positions(starts: list[int], counts: list[int]) -> np.ndarray:
+    """The concatenation of ``range(start, start + count)`` over the pairs, built without a Python loop."""
+    start = np.array(starts, dtype=np.int64)
+    count = np.array(counts, dtype=np.int64)
+    total = int(count.sum())
+    run_begins = np.cumsum(count) - count
+    return np.arange(total, dtype=np.int64) + np.repeat(start - run_begins, count)
 
 
-def _frame(rows: list[_LogRow]) -> pd.DataFrame:
-    """The ``AGENT_LOG_USAGE`` frame, built column by column in contract order."""
-    if not rows:
+def _ordered_table(read: _Read, files: list[_FileRead]) -> SliceTable:
+    """Every file's rows (kept from the cache, then parsed now) in the order of ``files``."""
+    combined = read.cached.then(SliceTable.from_slices(read.fresh))
+    fresh_base = read.cached.rows
+    starts: list[int] = []
+    counts: list[int] = []
+    for f in files:
+        starts += (f.kept_first, fresh_base + f.fresh_first)
+        counts += (f.kept_rows, f.fresh_rows)
+    return combined.take(_row_positions(starts, counts))
+
+
+def _utc_times(ns: np.ndarray) -> Any:
+    """Nanoseconds since the epoch (NaT's value for none) as a tz-aware UTC datetime array."""
+    return pd.DatetimeIndex(ns.view("datetime64[ns]")).tz_localize("UTC").array
+
+
+def _frame(files: list[_FileRead], table: SliceTable) -> pd.DataFrame:
+    """The ``AGENT_LOG_USAGE`` frame, built column by column in contract order from the file entries
+    (in row order) and their rows."""
+    if table.rows == 0:
         return empty_frame(AGENT_LOG_USAGE)
-    results = [row.result for row in rows]
-    given: dict[str, list[Any]] = {
-        "host": [row.host for row in rows],
-        "repo": [row.repo for row in rows],
-        "slug": [row.slug for row in rows],
-        "log_path": [row.log_path for row in rows],
-        "issue": [row.issue for row in rows],
-        "slice_index": [r.index for r in results],
-        "slice_start": [r.slice_start_ns for r in results],
-        "slice_end": [r.slice_end_ns for r in results],
+    counts = np.fromiter((f.kept_rows + f.fresh_rows for f in files), dtype=np.int64, count=len(files))
+
+    def per_row(position: int, dtype: Any = object) -> np.ndarray:
+        return np.repeat(np.array([f[position] for f in files], dtype=dtype), counts)
+
+    given = {
+        "host": per_row(0),
+        "repo": per_row(1),
+        "issue": per_row(2, np.int64),
+        "log_path": per_row(3),
+        "slug": per_row(4),
+        "slice_index": table.columns["index"],
+        "slice_start": table.columns["slice_start_ns"],
+        "slice_end": table.columns["slice_end_ns"],
     }
     columns: dict[str, Any] = {}
     for name, (kind, _) in AGENT_LOG_USAGE.items():
-        values = given[name] if name in given else [getattr(r, name) for r in results]
+        values = given[name] if name in given else table.columns[name]
         if kind == "str":
-            columns[name] = pd.Series(values, dtype="str")
-        elif kind == "int":
-            columns[name] = pd.Series(np.array(values, dtype="int64"))
-        elif kind == "float":
-            columns[name] = pd.Series(np.array(values, dtype="float64"))
+            columns[name] = pd.array(values, dtype="str")
+        elif kind in ("int", "float"):
+            columns[name] = values
         elif kind == "boolean":
-            columns[name] = pd.Series(pd.array(values, dtype="boolean"))
+            columns[name] = pd.arrays.BooleanArray(values == 1, values == -1)
         else:
-            columns[name] = _datetime_column(values)
-    return pd.DataFrame(columns)
+            columns[name] = _utc_times(values)
+    return pd.DataFrame(columns, copy=True)
+
+
+def _load_cache(cache_dir: Path, read: _Read) -> AgentLogCache:
+    """The cache with its table decoded into ``read``; an unusable table discards the whole cache."""
+    cache = AgentLogCache.load(cache_dir)
+    try:
+        rows = cache.slice_rows
+        table = SliceTable.decode(cache.slice_columns, rows, cache.unpacker) if len(cache) else EMPTY_TABLE
+    except ValueError as exc:
+        cache.discard(f"cache file with an unusable slice table ({exc}); full re-read")
+        return cache
+    columns = table.columns
+    cache.drop_inconsistent(columns["offset"], columns["line"], columns["index"])
+    read.cached, read.totals = table, _RowTotals.of(table)
+    return cache
 
 
 def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> TableResult:
@@ -1521,8 +1893,9 @@ def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> Tabl
     cache, parsed from their last slice (appended) and parsed in full, and the bytes parsed;
     ``extra["cache_problem"]`` says why a cache could not be used or saved (None when it could).
     """
-    cache = AgentLogCache.load(cache_dir) if cache_dir is not None else None
-    read = _Read(cache)
+    read = _Read(cache=None)
+    if cache_dir is not None:
+        read.cache = _load_cache(cache_dir, read)
     sources: list[SourceStat] = []
     collisions = slug_collisions(cfg.repo_names)
     for host in cfg.hosts:
@@ -1536,10 +1909,22 @@ def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> Tabl
         for repo in cfg.repo_names:
             shared_with = [r for r in collisions.get(sanitize_slug(repo), []) if r != repo]
             sources.append(_read_repo_logs(read, host, repo, shared_with, home_unusable=home_unusable))
+    files = sorted(read.files, key=_FILE_ORDER)
+    table = _ordered_table(read, files)
     cache_problem: str | None = None
-    if cache is not None:
-        cache.forget_all_but(read.seen)
-        cache_problem = cache.save() or cache.load_problem
-    read.rows.sort(key=_LogRow.sort_key)
+    if read.cache is not None:
+        cache_problem = _save_cache(read.cache, files, table) or read.cache.load_problem
     extra = {"reads": asdict(read.counters), "cache_problem": cache_problem}
-    return TableResult(frame=_frame(read.rows), warnings=read.warnings, sources=sources, extra=extra)
+    return TableResult(frame=_frame(files, table), warnings=read.warnings, sources=sources, extra=extra)
+
+
+def _save_cache(cache: AgentLogCache, files: list[_FileRead], table: SliceTable) -> str | None:
+    """Place every file's rows in ``table`` (the next cache table) and save when anything changed."""
+    first_row = 0
+    for f in files:
+        if f.state is None:
+            cache.keep(f.log_path, first_row)
+        else:
+            cache.place(f.log_path, f.state, first_row)
+        first_row += f.kept_rows + f.fresh_rows
+    return cache.save(lambda packer: (table.encode(packer), table.rows))
