@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ from scorecard_assets.sources.jsonl import (
     parse_jsonl_bytes,
     path_problem,
     read_jsonl,
+    text_array,
     text_column,
     utc_times,
     with_consequence,
@@ -314,3 +316,145 @@ def test_path_problem_and_reasons(tmp_path: Path) -> None:
     assert path_problem(tmp_path, want_dir=False) == ("unreadable", "is a directory, not a file")
     assert os_error_reason(PermissionError(13, "Permission denied")) == "permission denied"
     assert os_error_reason(IsADirectoryError(21, "Is a directory")) == "is a directory, not a file"
+
+
+# --- chunked decoding, shared columns, rescued integers ---
+
+
+def test_line_numbers_stay_aligned_across_chunk_and_block_boundaries(tmp_path: Path) -> None:
+    # 700 lines, each object carrying its own line number; lines that yield no row sit on both
+    # sides of the 256-line decode chunks and of the 1,000-byte read blocks.
+    blank, bad, not_object = {256, 257, 512}, {255, 300, 513}, {1, 511, 700}
+    lines = []
+    for n in range(1, 701):
+        if n in blank:
+            lines.append(b"   " if n % 2 else b"")
+        elif n in bad:
+            lines.append(b'{"a":' + str(n).encode() + b",}")
+        elif n in not_object:
+            lines.append(b"[" + str(n).encode() + b"]")
+        else:
+            lines.append(b'{"a":' + str(n).encode() + b',"b":"line ' + str(n).encode() + b'"}')
+    content = b"\n".join(lines) + b"\n"
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(content)
+    expected = [n for n in range(1, 701) if n not in blank | bad | not_object]
+    for out in (read_jsonl(f, FIELDS, block_bytes=1000), parse_jsonl_bytes(content, FIELDS)):
+        assert out.line_nos == expected
+        assert out.columns["a"] == expected
+        assert out.columns["b"] == [f"line {n}" for n in expected]
+        assert sorted(p.line for p in out.bad) == sorted(bad | not_object)
+        assert (out.lines, out.blank, out.rows) == (700, 3, 691)
+
+
+def test_records_mode_keeps_every_object_across_chunks() -> None:
+    data = b"".join(b'{"n":%d}\n' % n for n in range(600)) + b"[0]\n"
+    out = parse_jsonl_bytes(data, None)
+    assert out.records == [{"n": n} for n in range(600)]
+    assert out.line_nos == list(range(1, 601)) and [p.line for p in out.bad] == [601]
+
+
+def test_prefilter_across_chunks_counts_filtered_and_blank_lines() -> None:
+    lines = [b'{"a":%d,"keep":1}' % n if n % 3 == 0 else b'{"a":%d}' % n for n in range(900)]
+    lines[300] = b""  # was a kept line: now blank
+    out = parse_jsonl_bytes(b"\n".join(lines) + b"\n", FIELDS, contains=[b"keep"])
+    kept = [n for n in range(900) if n % 3 == 0 and n != 300]
+    assert out.columns["a"] == kept and out.line_nos == [n + 1 for n in kept]
+    assert (out.blank, out.filtered) == (1, 600)
+
+
+def test_a_field_asked_twice_is_one_column() -> None:
+    out = parse_jsonl_bytes(b'{"a":1}\n{"a":2}\n', ("a", "a"))
+    assert out.columns == {"a": [1, 2]} and out.fields == ("a",)
+
+
+def test_files_can_share_one_set_of_columns(tmp_path: Path) -> None:
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    first.write_bytes(b'{"a":1}\n{"a":2,"b":"x"}\n')
+    second.write_bytes(b'bad\n{"b":"y"}\n')
+    shared: dict[str, list[object]] = {"a": [], "b": []}
+    one = read_jsonl(first, FIELDS, columns=shared)
+    two = read_jsonl(second, FIELDS, columns=shared)
+    assert shared == {"a": [1, 2, None], "b": [None, "x", "y"]}
+    assert one.columns is shared and two.columns is shared
+    assert (one.first_row, one.rows, one.line_nos) == (0, 2, [1, 2])
+    assert (two.first_row, two.rows, two.line_nos) == (2, 1, [2])
+    assert [p.line for p in two.bad] == [1]
+
+
+def test_shared_columns_must_match_the_requested_fields(tmp_path: Path) -> None:
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(b'{"a":1}\n')
+    with pytest.raises(ValueError):
+        read_jsonl(f, FIELDS, columns={"a": []})
+    with pytest.raises(ValueError):
+        read_jsonl(f, FIELDS, columns={"a": [1], "b": []})
+
+
+def test_a_read_failing_midway_leaves_shared_columns_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(b"".join(b'{"a":%d}\n' % n for n in range(100)))
+
+    class FailsAfterFirstBlock:
+        def __init__(self, real: Any) -> None:
+            self.real, self.reads = real, 0
+
+        def __enter__(self) -> FailsAfterFirstBlock:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.real.close()
+
+        def read(self, size: int) -> bytes:
+            self.reads += 1
+            if self.reads > 1:
+                raise OSError(5, "Input/output error")
+            return bytes(self.real.read(size))
+
+    real_open = Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: FailsAfterFirstBlock(real_open(self, *a, **k)))
+    shared: dict[str, list[object]] = {"a": [7], "b": [None]}
+    with pytest.raises(OSError):
+        read_jsonl(f, FIELDS, block_bytes=200, columns=shared)
+    assert shared == {"a": [7], "b": [None]}
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        (b"18446744073709551615", 2**64 - 1),  # orjson keeps integers up to 2**64 - 1 exact
+        (b"-9223372036854775808", -(2**63)),
+        (b"18446744073709551616", float(2**64)),  # beyond: a float, as orjson reads it
+        (b"-9223372036854775809", float(-(2**63) - 1)),
+        (b"9" * 400, math.inf),  # beyond double range: infinity, for the range check to reject
+    ],
+)
+def test_integers_on_a_rescued_line_are_read_as_orjson_reads_them(number: bytes, expected: float) -> None:
+    out = parse_jsonl_bytes(b'{"a":1e400,"b":' + number + b"}\n", FIELDS)
+    assert out.bad == [] and out.columns["a"] == [math.inf]
+    (value,) = out.columns["b"]
+    assert value == expected and type(value) is type(expected)
+
+
+def test_text_array_builds_the_frames_text_dtype_or_declines() -> None:
+    column = text_array(["a", None, "", "é"])
+    assert column is not None
+    assert column.dtype == pd.array(["x"], dtype="str").dtype
+    assert column.tolist()[0] == "a" and column.isna().tolist() == [False, True, False, False]
+    assert column.tolist()[2:] == ["", "é"]
+    for raw in (["a", 5], [True], [["x"]], [{"k": "v"}], [math.inf]):
+        assert text_array(raw) is None
+    empty = text_array([])
+    assert empty is not None and len(empty) == 0
+
+
+def test_number_column_reports_wrong_types_in_line_order_and_keeps_the_rest() -> None:
+    problems: list[LineProblem] = []
+    raw = [None, "3", 4, [5], 6.5, False]
+    out = number_column(raw, [2, 4, 6, 8, 10, 12], "output_tokens", 1e15, problems)
+    assert math.isnan(out[0]) and math.isnan(out[1]) and out[2] == 4.0
+    assert math.isnan(out[3]) and out[4] == 6.5 and math.isnan(out[5])
+    assert [p.line for p in problems] == [4, 8, 12]
+    assert [p.value for p in problems] == ['"3"', "[5]", "false"]

@@ -381,3 +381,142 @@ def test_nothing_is_written_into_the_dossier_home(tmp_path: Path) -> None:
     after = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*"))
     assert before == after
     assert os.listdir(h.dossier_home) == ["runs.jsonl"]
+
+
+# --- several hosts read into one frame: rows and warnings stay with their own file and line ---
+
+
+def test_each_warning_names_its_own_host_file_and_line(tmp_path: Path) -> None:
+    a = host(tmp_path, "a", [entry(unit="issue:1"), entry(unit="issue:2", output_tokens=-5)])
+    b = host(tmp_path, "b", ["junk", "   "])  # no entries at all
+    c = host(
+        tmp_path,
+        "c",
+        [
+            "{",
+            entry(unit="issue:3"),
+            entry(unit="issue:4", model=7),
+            entry(timestamp="never", total_cost_usd="1"),
+        ],
+    )
+    result = read_run_telemetry([c, a, b])
+    df = result.frame
+    assert df["host"].tolist() == ["a", "a", "c", "c", "c"]
+    assert df["line_no"].tolist() == [1, 2, 2, 3, 4]
+    assert df["issue"].tolist()[:4] == [1, 2, 3, 4]
+    assert (
+        df["source_file"].tolist()
+        == [str(a.dossier_home / "runs.jsonl")] * 2 + [str(c.dossier_home / "runs.jsonl")] * 3
+    )
+    seen = [(w.code, w.host, w.line, w.values.get("field")) for w in result.warnings]
+    assert seen == [
+        ("out_of_range_value", "a", 2, "output_tokens"),
+        ("telemetry_missing", "b", None, None),
+        ("malformed_line", "b", 1, None),
+        ("out_of_range_value", "c", 4, "total_cost_usd"),
+        ("malformed_line", "c", 1, None),
+        ("malformed_line", "c", 3, "model"),
+        ("malformed_line", "c", 4, "timestamp"),
+    ]
+    for w in result.warnings:
+        assert w.path is not None and f"/{w.host}/" in w.path
+    assert [(s.host, s.rows, s.malformed) for s in result.sources] == [("a", 2, 0), ("b", 0, 1), ("c", 3, 1)]
+
+
+def test_problems_on_one_line_keep_their_field_order_on_any_host(tmp_path: Path) -> None:
+    line = entry(timestamp=5, dossier=1, model=2, unit="issue:" + "9" * 25, cost_available="no")
+    one = read_run_telemetry([host(tmp_path, "z", [line])])
+    two = read_run_telemetry([host(tmp_path, "a", [entry(), entry()]), host(tmp_path, "z", [line])])
+    fields = ["dossier", "model", "unit", "cost_available", "timestamp"]
+    assert [w.values["field"] for w in one.warnings] == fields
+    assert [w.values["field"] for w in two.warnings] == fields
+    assert [w.message for w in one.warnings] == [w.message for w in two.warnings]
+
+
+def test_costs_per_host_count_only_that_hosts_rows(tmp_path: Path) -> None:
+    a = host(tmp_path, "a", [entry(total_cost_usd=1.5), entry(total_cost_usd=2)])
+    b = host(tmp_path, "b", [entry(total_cost_usd=None)])
+    c = host(tmp_path, "c", [entry(total_cost_usd=4), entry(total_cost_usd=-1)])
+    stats = {s.host: s for s in read_run_telemetry([a, b, c]).sources}
+    assert stats["a"].cost_usd == pytest.approx(3.5)
+    assert stats["b"].cost_usd is None
+    assert stats["c"].cost_usd == pytest.approx(4.0)  # the rejected -1 is not a cost
+
+
+def test_a_file_that_fails_midway_adds_no_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    good = host(tmp_path, "a", [entry(unit="issue:1")])
+    broken = host(tmp_path, "b", [entry(unit=f"issue:{n}") for n in range(2, 5000)])
+    after = host(tmp_path, "c", [entry(unit="issue:9")])
+    real_open = Path.open
+
+    class FailsAfterFirstBlock:
+        def __init__(self, real: Any) -> None:
+            self.real, self.reads = real, 0
+
+        def __enter__(self) -> FailsAfterFirstBlock:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.real.close()
+
+        def read(self, size: int) -> bytes:
+            self.reads += 1
+            if self.reads > 1:
+                raise OSError(5, "Input/output error")
+            return bytes(self.real.read(size))
+
+    def open_runs(self: Path, *args: Any, **kwargs: Any) -> Any:
+        handle = real_open(self, *args, **kwargs)
+        return FailsAfterFirstBlock(handle) if self.parent.name == "b" else handle
+
+    monkeypatch.setattr(Path, "open", open_runs)
+    result = read_run_telemetry([good, broken, after])
+    assert result.frame["issue"].tolist() == [1, 9]
+    assert result.frame["host"].tolist() == ["a", "c"]
+    (w,) = result.warnings
+    assert (w.code, w.host) == ("unreadable_file", "b") and "input/output error" in w.message
+    assert [s.rows for s in result.sources] == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("unit", "issue"),
+    [
+        ("issue:" + "9" * 18, 999_999_999_999_999_999),
+        ("issue:9223372036854775807", 2**63 - 1),
+        ("issue:" + "0" * 30 + "42", 42),
+        ("issue:00", 0),
+        ("issue:\u00b2", None),  # a superscript two is a digit to Python, not an ASCII digit
+        ("issue:+5", None),
+        ("issue:5_0", None),
+        ("issue: 5", None),
+        ("Issue:5", None),
+    ],
+)
+def test_issue_numbers_in_the_frame_follow_the_unit_rule(
+    tmp_path: Path, unit: str, issue: int | None
+) -> None:
+    lines = [entry(unit=unit), entry(unit="issue:3"), entry(unit=unit)]
+    result = read_run_telemetry([host(tmp_path, "h", lines)])
+    got = result.frame["issue"].tolist()
+    assert got[1] == 3
+    if issue is None:
+        assert pd.isna(got[0]) and pd.isna(got[2])
+    else:
+        assert got[0] == issue and got[2] == issue
+    assert result.warnings == []
+
+
+def test_an_integer_beyond_every_float_next_to_1e400_is_out_of_range_not_a_crash(tmp_path: Path) -> None:
+    line = (
+        '{"timestamp":"2026-09-01T00:00:00Z","unit":"issue:4","input_tokens":1e400,"output_tokens":'
+        + "9" * 400
+    )
+    result = read_run_telemetry([host(tmp_path, "h", [line + "}", entry(unit="issue:5", output_tokens=8)])])
+    df = result.frame
+    assert df["issue"].tolist() == [4, 5]
+    assert math.isnan(df["input_tokens"].iloc[0]) and math.isnan(df["output_tokens"].iloc[0])
+    assert df["output_tokens"].iloc[1] == 8.0
+    assert [(w.line, w.values["field"]) for w in only(result.warnings, "out_of_range_value")] == [
+        (1, "input_tokens"),
+        (1, "output_tokens"),
+    ]

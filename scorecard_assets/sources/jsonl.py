@@ -10,23 +10,30 @@ Contract:
 - Blank (whitespace-only) lines carry nothing: counted in ``blank``, not reported.
 - With ``contains``, a line holding none of the given byte substrings is not decoded at all
   (counted in ``filtered``): callers use it to skip lines that cannot matter to them.
-- Decoded objects are not kept: the requested fields are appended to columns as each line is read
-  (so no per-row object outlives its line), together with the line number of every kept row.
-  ``read_jsonl`` reads the file in blocks, so memory holds the columns, not the file.
+- Decoded objects are not kept: the requested fields are appended to columns a few hundred lines
+  at a time (no per-row object outlives its chunk), together with the line number of every kept
+  row. ``read_jsonl`` reads the file in blocks, so memory holds the columns, not the file; several
+  files can share one set of columns (``read_jsonl(columns=...)``).
 - A number too large for a double (``1e400``) is valid JSON that orjson refuses; such a line is
   decoded again with the standard library so the value arrives as ``inf`` and the caller's range
-  check can reject that one field instead of the whole line.
+  check can reject that one field instead of the whole line. Its integers are read as orjson reads
+  them (``int`` within 64 bits, else ``float``), so no value is beyond what a float column holds.
 
-Column helpers (``text_column``, ``number_column``, ``utc_times``) apply the readers' field rules
-to whole columns and collect a ``LineProblem`` per rejected value. ``line_warnings`` turns collected
-problems into DataWarnings: one per problem up to a limit per file, then one summary record carrying
-the number of the remaining ones in ``count``. ``path_problem`` / ``read_problem`` /
-``os_error_reason`` say why a path cannot be read, in words fit for a warning. ``gc_paused`` wraps
-a bulk read (see its note).
+Column helpers (``text_column``, ``text_array``, ``number_column``, ``utc_times``) apply the
+readers' field rules to whole columns and collect a ``LineProblem`` per rejected value.
+``line_warnings`` turns collected problems into DataWarnings: one per problem up to a limit per
+file, then one summary record carrying the number of the remaining ones in ``count``.
+``path_problem`` / ``read_problem`` / ``os_error_reason`` say why a path cannot be read, in words
+fit for a warning. ``gc_paused`` wraps a bulk read (see its note).
 
-Throughput (``bench/bench_readers.py``): decoding dominates; the per-line loop does one orjson call
-and one ``dict.get`` + ``list.append`` per requested field, which measured faster here than
-chunked ``map`` decoding, row tuples, or pandas' record conversion.
+Throughput (``bench/bench_readers.py``): decoding dominates. Per line the loop does one orjson
+call (one line at a time: decoding a whole block as one JSON array could not tell lines apart
+exactly); each requested field is then taken from a chunk of decoded objects by one C-level
+``map``, with the key objects orjson itself hands out (lookups then match on identity). Blocks of
+128 KiB and chunks of 256 lines keep the data in the processor's cache. Measured no faster here:
+a ``dict.get`` + ``list.append`` per field and line, row tuples transposed with ``zip``,
+per-chunk ``map(orjson.loads, ...)``, memoryview slices instead of ``bytes.split``,
+``pydantic_core.from_json``, pandas' record conversion.
 """
 
 from __future__ import annotations
@@ -35,15 +42,18 @@ import gc
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
+from pandas.api.types import pandas_dtype
 
 from ..records import DataWarning
 from ..sanitize import render_value
@@ -51,6 +61,10 @@ from ..sanitize import render_value
 UTF8_BOM = b"\xef\xbb\xbf"
 WARNINGS_PER_FILE = 20
 MAX_INT64 = 2**63 - 1
+# orjson reads integers in this range as ``int`` and larger ones as ``float``.
+ORJSON_INT_MIN = -(2**63)
+ORJSON_INT_MAX = 2**64 - 1
+ORJSON_INT_DIGITS = len(str(ORJSON_INT_MIN))
 # orjson refuses a number beyond double range (``1e400``) with a message starting so.
 ORJSON_INFINITY_PREFIX = "number is infinity"
 
@@ -74,9 +88,10 @@ class LineProblem:
 class JsonlColumns:
     """What one JSON-lines input yielded: requested fields as columns, plus the accounting.
 
-    ``columns[f][i]`` is the value of field ``f`` on kept row ``i`` (``None`` when absent) and
-    ``line_nos[i]`` its line number. ``records`` holds the decoded objects instead when the caller
-    asked for no fields (``fields=None``).
+    ``columns[f][first_row + i]`` is the value of field ``f`` on kept row ``i`` (``None`` when
+    absent) and ``line_nos[i]`` its line number; ``first_row`` is 0 unless the columns were shared
+    with earlier reads (``read_jsonl(columns=...)``). ``records`` holds the decoded objects instead
+    when the caller asked for no fields (``fields=None``).
     """
 
     path: str
@@ -90,6 +105,7 @@ class JsonlColumns:
     filtered: int = 0
     bytes: int = 0
     end_offset: int = 0
+    first_row: int = 0
 
     @property
     def rows(self) -> int:
@@ -125,13 +141,27 @@ def reject_json_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+def _integer_as_orjson_reads_it(text: str) -> int | float:
+    """A JSON integer as orjson gives it: ``int`` within ``-2**63 .. 2**64 - 1``, else ``float``.
+
+    So a line rescued by the standard library carries the same values as any other line (an
+    integer of 400 digits becomes ``inf``, which range checks reject, instead of an ``int`` that
+    no float column can hold).
+    """
+    if len(text) <= ORJSON_INT_DIGITS:
+        value = int(text)
+        if ORJSON_INT_MIN <= value <= ORJSON_INT_MAX:
+            return value
+    return float(text)
+
+
 def _decode_infinite_numbers(line: bytes) -> Any:
     """Standard-library decode of a line orjson refused only for a number beyond double range.
 
     Raises ValueError when the line is still not acceptable (non-standard constants such as NaN,
     or strings with lone surrogates, which later stages could not encode).
     """
-    value = json.loads(line, parse_constant=reject_json_constant)
+    value = json.loads(line, parse_constant=reject_json_constant, parse_int=_integer_as_orjson_reads_it)
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates raise here
     return value
 
@@ -158,73 +188,147 @@ def _type_word(value: object) -> str:
     return "number"
 
 
+# Marks a line that yields no row (blank, undecodable): distinct from any decoded JSON value.
+_NO_ROW: Any = object()
+# Decoded objects are held this many lines at a time before their fields are taken: few enough
+# to stay in the processor's cache, enough for the per-chunk column calls to be negligible.
+DECODE_CHUNK_LINES = 256
+
+
 class _LineDecoder:
-    """Decodes batches of complete lines into one ``JsonlColumns`` (the loop of the module contract)."""
+    """Decodes batches of complete lines into one ``JsonlColumns`` (the loop of the module contract).
+
+    Lines are decoded a chunk at a time: one ``orjson.loads`` per line into a short list of the
+    chunk's objects, then each requested field is taken from all of them at once with a C-level
+    ``map(dict.get, ...)`` (cheaper than a get and an append per field and line in Python). Blank
+    and undecodable lines leave the loop only through orjson's exception, non-objects through one
+    type check; their indices are noted so that the line numbers of the kept rows are added as
+    ranges between them, not one by one.
+    """
 
     def __init__(self, out: JsonlColumns, contains: Sequence[bytes] | None) -> None:
         self.out = out
-        self.appenders = [(name, out.columns[name].append) for name in out.fields]
         self.needles = tuple(contains) if contains else ()
+        keys = _orjson_key_objects(out.fields)
+        self.extenders = [(key, out.columns[name].extend) for name, key in zip(out.fields, keys, strict=True)]
 
     def feed(self, parts: list[bytes], first_line: int, *, unterminated_last: bool = False) -> None:
         """Decode ``parts`` (lines without their newline); the first is line ``first_line``."""
         out = self.out
         out.lines += len(parts)
-        appenders = self.appenders
-        records = out.records
-        keep_line = out.line_nos.append
-        bad = out.bad
-        loads = orjson.loads
-        needles = self.needles
-        single_needle = needles[0] if len(needles) == 1 else None
+        dropped: list[int] = []  # indices of lines that yield no row, in ascending order
         unterminated_index = len(parts) - 1 if unterminated_last else -1
-        for index, line in enumerate(parts):
-            if not line:
-                out.blank += 1
+        if self.needles:
+            chosen = self._with_needles(parts, dropped)
+            chunks = (chosen[i : i + DECODE_CHUNK_LINES] for i in range(0, len(chosen), DECODE_CHUNK_LINES))
+        else:
+            chunks = (
+                enumerate(parts[i : i + DECODE_CHUNK_LINES], i)
+                for i in range(0, len(parts), DECODE_CHUNK_LINES)
+            )
+        for chunk in chunks:
+            objects = self._decode(chunk, first_line, unterminated_index, dropped)
+            if out.records is not None:
+                out.records.extend(objects)
                 continue
-            if needles:
-                if single_needle is not None:
-                    if single_needle not in line:
-                        out.filtered += 1
-                        continue
-                elif not any(n in line for n in needles):
-                    out.filtered += 1
-                    continue
+            for name, extend in self.extenders:
+                extend(map(dict.get, objects, repeat(name)))
+        if self.needles:
+            dropped.sort()
+        _add_line_numbers(out.line_nos, first_line, len(parts), dropped)
+
+    def _decode(
+        self, chunk: Iterable[tuple[int, bytes]], first_line: int, unterminated_index: int, dropped: list[int]
+    ) -> list[dict[str, Any]]:
+        """The objects of one chunk of ``(index, line)``; every other line is accounted for."""
+        objects: list[dict[str, Any]] = []
+        keep = objects.append
+        loads = orjson.loads
+        for index, line in chunk:
             try:
                 value = loads(line)
             except orjson.JSONDecodeError as exc:
-                if not line.strip():
-                    out.blank += 1
+                value = self._undecodable(line, exc, first_line + index, index == unterminated_index)
+                if value is _NO_ROW:
+                    dropped.append(index)
                     continue
-                value = _retry_infinite(line, exc)
-                if value is None:
-                    reason = _why_undecodable(line, exc, unterminated_last=index == unterminated_index)
-                    bad.append(LineProblem(first_line + index, reason))
-                    continue
-            if type(value) is not dict:
-                bad.append(
-                    LineProblem(
-                        first_line + index, f"a JSON {_type_word(value)} where an object was expected"
-                    )
-                )
+            if type(value) is dict:
+                keep(value)
+            else:
+                reason = f"a JSON {_type_word(value)} where an object was expected"
+                self.out.bad.append(LineProblem(first_line + index, reason))
+                dropped.append(index)
+        return objects
+
+    def _with_needles(self, parts: list[bytes], dropped: list[int]) -> list[tuple[int, bytes]]:
+        """The lines holding a needle, with their indices; the others are counted (blank/filtered)."""
+        out = self.out
+        needles = self.needles
+        chosen: list[tuple[int, bytes]] = []
+        for index, line in enumerate(parts):
+            if line and any(n in line for n in needles):
+                chosen.append((index, line))
                 continue
-            keep_line(first_line + index)
-            if records is not None:
-                records.append(value)
-                continue
-            get = value.get
-            for name, append in appenders:
-                append(get(name))
+            dropped.append(index)
+            if line:
+                out.filtered += 1
+            else:
+                out.blank += 1
+        return chosen
+
+    def _undecodable(self, line: bytes, exc: orjson.JSONDecodeError, line_no: int, unterminated: bool) -> Any:
+        """A line orjson refused: blank, rescued (a number beyond double range) or bad.
+
+        Returns the rescued value, else ``_NO_ROW`` after counting the blank line or recording
+        the problem.
+        """
+        if not line.strip():
+            self.out.blank += 1
+            return _NO_ROW
+        value = _retry_infinite(line, exc)
+        if value is None:
+            reason = _why_undecodable(line, exc, unterminated_last=unterminated)
+            self.out.bad.append(LineProblem(line_no, reason))
+            return _NO_ROW
+        return value
 
 
-def _empty_result(path: str, fields: Sequence[str] | None) -> JsonlColumns:
-    names = tuple(fields) if fields is not None else ()
+def _orjson_key_objects(fields: tuple[str, ...]) -> tuple[str, ...]:
+    """``fields`` as the very ``str`` objects orjson currently hands out for those keys.
+
+    orjson reuses one object per recently seen key, so dict lookups by these objects match on
+    identity instead of comparing text (measured ~10 % of the decode loop on runs.jsonl). Equal
+    strings in any case: if orjson later hands out other objects, lookups only compare text again.
+    """
+    decoded = tuple(orjson.loads(orjson.dumps(dict.fromkeys(fields))))
+    return decoded if decoded == fields else fields
+
+
+def _add_line_numbers(line_nos: list[int], first_line: int, count: int, dropped: list[int]) -> None:
+    """Append the numbers of lines ``first_line .. first_line + count - 1`` except the ``dropped``
+    indices (ascending), as ranges between them."""
+    start = first_line
+    for index in dropped:
+        line_nos.extend(range(start, first_line + index))
+        start = first_line + index + 1
+    line_nos.extend(range(start, first_line + count))
+
+
+def _empty_result(
+    path: str, fields: Sequence[str] | None, columns: dict[str, list[Any]] | None = None
+) -> JsonlColumns:
+    names = tuple(dict.fromkeys(fields)) if fields is not None else ()
+    if columns is None:
+        columns = {name: [] for name in names}
+    elif set(columns) != set(names) or len({len(values) for values in columns.values()}) > 1:
+        raise ValueError("shared columns must hold one list per requested field, all of one length")
     return JsonlColumns(
         path=path,
         fields=names,
-        columns={name: [] for name in names},
+        columns=columns,
         line_nos=[],
         records=None if fields is not None else [],
+        first_row=len(columns[names[0]]) if names else 0,
     )
 
 
@@ -256,7 +360,9 @@ def parse_jsonl_bytes(
     return out
 
 
-READ_BLOCK_BYTES = 8 * 1024 * 1024
+# Blocks this small keep each block's lines in the processor's cache from the split through their
+# decoding (measured ~14 % faster than 8 MiB blocks on the benchmark fleets' runs and events files).
+READ_BLOCK_BYTES = 128 * 1024
 MIN_BLOCK_BYTES = 64
 
 
@@ -266,15 +372,33 @@ def read_jsonl(
     *,
     contains: Sequence[bytes] | None = None,
     block_bytes: int = READ_BLOCK_BYTES,
+    columns: dict[str, list[Any]] | None = None,
 ) -> JsonlColumns:
     """Read and decode a whole JSON-lines file ``block_bytes`` at a time.
 
     The result equals ``parse_jsonl_bytes`` on the whole content, but the file is never held in
     memory at once (only one block plus a line that spans blocks).
 
-    Raises ``OSError`` when the file cannot be opened or read.
+    ``columns`` (one list per requested field, all of one length) receives the decoded fields
+    after what it already holds, instead of new lists: a reader of several files builds one set
+    of columns without copying them. The result's ``columns`` is then that dict and its
+    ``first_row`` the position of this file's first row.
+
+    Raises ``OSError`` when the file cannot be opened or read; shared ``columns`` are then cut
+    back to what they held before the call.
     """
-    out = _empty_result(str(path), fields)
+    out = _empty_result(str(path), fields, columns)
+    try:
+        _read_blocks(path, out, contains, block_bytes)
+    except OSError:
+        for values in out.columns.values():
+            del values[out.first_row :]
+        raise
+    return out
+
+
+def _read_blocks(path: Path, out: JsonlColumns, contains: Sequence[bytes] | None, block_bytes: int) -> None:
+    """The block loop of ``read_jsonl``: every complete line decoded, the unterminated tail last."""
     decoder = _LineDecoder(out, contains)
     pending: list[bytes] = []  # bytes of a line not yet terminated
     next_line = 1
@@ -285,20 +409,21 @@ def read_jsonl(
                 out.bytes += len(UTF8_BOM)
                 block = block[len(UTF8_BOM) :]
             out.bytes += len(block)
-            cut = block.rfind(b"\n")
-            if cut < 0:
+            parts = block.split(b"\n")
+            if len(parts) == 1:  # no newline yet: the line goes on in the next block
                 pending.append(block)
                 continue
-            pending.append(block[:cut])
-            parts = b"".join(pending).split(b"\n")
-            pending = [block[cut + 1 :]]
+            rest = parts.pop()  # after the block's last newline: the start of a line
+            if pending:
+                pending.append(parts[0])
+                parts[0] = b"".join(pending)
+            pending = [rest]
             decoder.feed(parts, next_line)
             next_line += len(parts)
     tail = b"".join(pending)
     if tail:
         decoder.feed([tail], next_line, unterminated_last=True)
     out.end_offset = out.bytes
-    return out
 
 
 def _retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:
@@ -370,6 +495,30 @@ def text_column(
     return out
 
 
+TEXT_DTYPE = pandas_dtype("str")
+# With the Python-object storage of ``str`` (no pyarrow), a text column is built from an object
+# array directly and pandas' own check (strings or NaN only) doubles as the type screen.
+_TEXT_AS_OBJECTS = getattr(TEXT_DTYPE, "storage", None) == "python"
+
+
+def text_array(values: Sequence[object] | np.ndarray) -> ExtensionArray | None:
+    """Strings and ``None`` as a column of the frames' text dtype (``str``; NaN where None).
+
+    Returns None, building nothing, when some value is neither a string nor None: callers then
+    screen the values with ``text_column`` (which reports each one) and call again.
+    """
+    if not _TEXT_AS_OBJECTS:
+        if set(map(type, values)) <= _TEXT_TYPES:
+            return pd.array(list(values), dtype=TEXT_DTYPE)
+        return None
+    objects = np.fromiter(values, dtype=object, count=len(values))
+    objects[np.equal(objects, None)] = np.nan
+    try:
+        return pd.arrays.StringArray(objects, dtype=TEXT_DTYPE)
+    except ValueError:  # pandas refuses anything but strings and NaN
+        return None
+
+
 def number_column(
     raw: Sequence[Any],
     line_nos: Sequence[int],
@@ -382,25 +531,13 @@ def number_column(
     A value of another type (string, boolean, array...) or a number outside the range (negative,
     non-finite, above ``upper``) becomes NaN and adds a problem naming the field and the value.
     """
-    if set(map(type, raw)) <= _NUMBER_TYPES:  # no strings or booleans: numpy converts directly
-        values = np.array(raw, dtype=np.float64)
+    if set(map(type, raw)) <= _NUMBER_TYPES:  # the usual case, checked at C speed
+        numbers = raw
     else:
-        values = np.array(
-            [v if (type(v) is int or type(v) is float) else None for v in raw], dtype=np.float64
-        )
-        for i in np.flatnonzero(np.isnan(values)).tolist():
-            v = raw[i]
-            if v is not None:
-                problems.append(
-                    LineProblem(
-                        line_nos[i],
-                        f"field '{field_name}' is a JSON {json_type_name(v)} ({shown(v)}), expected a number",
-                        field_name,
-                        shown(v),
-                    )
-                )
-    with np.errstate(invalid="ignore"):
-        outside = ~((values >= 0) & (values <= upper)) & ~np.isnan(values)
+        numbers = _numbers_only(raw, line_nos, field_name, problems)
+    # numpy reads None as NaN; ``fromiter`` converts about twice as fast as ``np.array`` here.
+    values = np.fromiter(numbers, dtype=np.float64, count=len(raw))
+    outside = (values < 0) | (values > upper)  # NaN compares false: not reported is not outside
     for i in np.flatnonzero(outside).tolist():
         problems.append(
             LineProblem(
@@ -410,8 +547,29 @@ def number_column(
                 shown(raw[i]),
             )
         )
-    values[outside] = np.nan
+    if outside.any():
+        values[outside] = np.nan
     return values
+
+
+def _numbers_only(
+    raw: Sequence[Any], line_nos: Sequence[int], field_name: str, problems: list[LineProblem]
+) -> list[Any]:
+    """``raw`` with each value that is neither a JSON number nor null replaced by None and reported."""
+    is_number = np.fromiter(map(_NUMBER_TYPES.__contains__, map(type, raw)), dtype=bool, count=len(raw))
+    kept = list(raw)
+    for i in np.flatnonzero(~is_number).tolist():
+        v = raw[i]
+        kept[i] = None
+        problems.append(
+            LineProblem(
+                line_nos[i],
+                f"field '{field_name}' is a JSON {json_type_name(v)} ({shown(v)}), expected a number",
+                field_name,
+                shown(v),
+            )
+        )
+    return kept
 
 
 TIME_UNIT = "us"
@@ -423,7 +581,10 @@ def utc_times(values: Sequence[str | None]) -> pd.DatetimeIndex:
     Always microsecond resolution (``datetime64[us, UTC]``), whatever the strings hold, so frames
     from different files concatenate to one dtype.
     """
-    times = pd.DatetimeIndex(pd.to_datetime(list(values), utc=True, format="ISO8601", errors="coerce"))
+    strings = np.fromiter(values, dtype=object, count=len(values))
+    # ``cache=False``: entry times are nearly all distinct, so pandas' duplicate cache only costs.
+    parsed = pd.to_datetime(strings, utc=True, format="ISO8601", errors="coerce", cache=False)
+    times = pd.DatetimeIndex(parsed)
     return times.as_unit(TIME_UNIT)
 
 

@@ -16,13 +16,22 @@ Contract:
 - A host without a dossier home, without ``runs.jsonl`` or with zero entries gets
   ``telemetry_missing``; a path that exists but cannot be read gets ``unreadable_file``. Bad lines
   get ``malformed_line`` (at most 20 per file plus a summary). One SourceStat per host.
+
+How (throughput, ``bench/bench_readers.py``): every host's file is decoded into one shared set of
+raw column lists (one list per field, the hosts' rows one after the other); the typed frame is
+then built once from them, so the per-column costs (type screening, numpy conversion, string
+arrays, time parsing) are paid once per run rather than once per host, and no per-host frames are
+concatenated. The column rules report their problems against a row of the shared columns; each
+problem is then given back to its file and line, so warnings and their order are exactly those of
+reading each file alone.
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +55,7 @@ from .jsonl import (
     read_jsonl,
     read_problem,
     shown,
+    text_array,
     text_column,
     utc_times,
     with_consequence,
@@ -71,7 +81,7 @@ NUMERIC_LIMITS: dict[str, float] = {
 }
 READ_FIELDS = ("timestamp", *TEXT_FIELDS, *NUMERIC_LIMITS, "cost_available")
 
-ISSUE_UNIT = re.compile(r"issue:([0-9]+)")
+ISSUE_PREFIX = "issue:"
 _MAX_ISSUE_DIGITS = len(str(MAX_INT64))
 
 _TEXT_TYPES = frozenset({str, type(None)})
@@ -79,16 +89,27 @@ _BOOLEAN_TYPES = frozenset({bool, type(None)})
 
 FIELD_DROPPED = "that field is treated as not reported; the rest of the entry counts"
 TIME_DROPPED = "the entry is kept without a time (attribution falls back to the issue's latest run)"
+VALUE_DROPPED = "the value is treated as not reported (NaN); the rest of the entry counts"
 NO_TELEMETRY = "no cost, token or duration telemetry from this host in this run"
 
 
 @dataclass
 class _HostRead:
+    """One host's ``runs.jsonl`` as read: its statistics, path warnings and decoded lines (if any)."""
+
+    host: str
     stat: SourceStat
-    frame: pd.DataFrame | None = None
     warnings: list[DataWarning] = field(default_factory=list)
-    lines: int = 0
-    bytes: int = 0
+    batch: JsonlColumns | None = None
+
+
+@dataclass
+class FileProblems:
+    """The problems found on one file's rows by the column rules, by the warning they feed."""
+
+    out_of_range: list[LineProblem] = field(default_factory=list)
+    wrong_type: list[LineProblem] = field(default_factory=list)
+    bad_time: list[LineProblem] = field(default_factory=list)
 
 
 def read_run_telemetry(hosts: list[HostConfig]) -> TableResult:
@@ -96,21 +117,29 @@ def read_run_telemetry(hosts: list[HostConfig]) -> TableResult:
 
     ``extra`` carries ``lines`` and ``bytes`` read in total (for benchmarks and the sources table).
     """
-    frames: list[pd.DataFrame] = []
+    columns: dict[str, list[object]] = {name: [] for name in READ_FIELDS}  # shared by all files
+    with gc_paused():
+        reads = [_read_host(host, columns) for host in sorted(hosts, key=lambda h: h.name)]
+        files = [(read.host, read.batch) for read in reads if read.batch is not None]
+        frame, problems = telemetry_frame(columns, files)
+    costs = frame["total_cost_usd"].to_numpy(dtype=np.float64)
+    problems_of_file = iter(problems)
     warnings: list[DataWarning] = []
-    sources: list[SourceStat] = []
-    lines = size = 0
-    for host in sorted(hosts, key=lambda h: h.name):
-        with gc_paused():
-            read = _read_host(host)
-        if read.frame is not None and len(read.frame):
-            frames.append(read.frame)
+    for read in reads:
         warnings.extend(read.warnings)
-        sources.append(read.stat)
-        lines += read.lines
-        size += read.bytes
-    frame = pd.concat(frames, ignore_index=True) if frames else empty_frame(RUN_TELEMETRY)
-    return TableResult(frame=frame, warnings=warnings, sources=sources, extra={"lines": lines, "bytes": size})
+        if read.batch is not None:
+            first = read.batch.first_row
+            _count_host(read.stat, read.batch, costs[first : first + read.batch.rows])
+            warnings.extend(_line_warnings(read.host, read.batch, next(problems_of_file)))
+    return TableResult(
+        frame=frame,
+        warnings=warnings,
+        sources=[read.stat for read in reads],
+        extra={
+            "lines": sum(batch.lines for _, batch in files),
+            "bytes": sum(batch.bytes for _, batch in files),
+        },
+    )
 
 
 def _missing(host: HostConfig, path: str, what: str) -> DataWarning:
@@ -142,40 +171,65 @@ def _path_warning(host: HostConfig, path: Path, kind: str, reason: str, *, is_ho
     return _unreadable(host, str(path), f"(dossier home) {reason}" if is_home else reason)
 
 
-def _read_host(host: HostConfig) -> _HostRead:
+def _read_host(host: HostConfig, columns: dict[str, list[object]]) -> _HostRead:
+    """Decode one host's file, appending its rows to ``columns``; a path that cannot be read gives
+    its warning instead (and adds no row)."""
     home = host.dossier_home
     path = home / RUNS_FILE_NAME
-    stat = SourceStat(source=SOURCE, host=host.name, path=str(path))
-    out = _HostRead(stat=stat)
+    out = _HostRead(host=host.name, stat=SourceStat(source=SOURCE, host=host.name, path=str(path)))
     home_problem = path_problem(home, want_dir=True)
     if home_problem is not None:
         kind, reason = home_problem
         out.warnings.append(_path_warning(host, home, kind, reason, is_home=True))
-        stat.notes = f"dossier home {reason}"
+        out.stat.notes = f"dossier home {reason}"
         return out
     try:
-        batch = read_jsonl(path, READ_FIELDS)
+        batch = read_jsonl(path, READ_FIELDS, columns=columns)
     except OSError as exc:
         kind, reason = read_problem(exc)
         out.warnings.append(_path_warning(host, path, kind, reason, is_home=False))
-        stat.notes = f"runs.jsonl {reason}"
+        out.stat.notes = f"runs.jsonl {reason}"
         return out
-    out.lines, out.bytes = batch.lines, batch.bytes
+    out.batch = batch
     if batch.is_empty:
         out.warnings.append(
             _missing(host, str(path), f"{path} holds no entries ({plural(batch.lines, 'line')})")
         )
-    frame, field_warnings = telemetry_frame(host.name, batch)
-    out.frame = frame
-    out.warnings.extend(field_warnings)
-    costs = frame["total_cost_usd"].to_numpy(dtype=np.float64)
+    return out
+
+
+def _count_host(stat: SourceStat, batch: JsonlColumns, costs: np.ndarray) -> None:
+    """Fill a host's SourceStat from its decoded file and its rows' (checked) costs."""
     stat.files = 1
-    stat.rows = len(frame)
+    stat.rows = batch.rows
     stat.malformed = len(batch.bad)
     stat.bytes = batch.bytes
     stat.cost_usd = float(np.nansum(costs)) if np.isfinite(costs).any() else None
     stat.notes = f"{plural(batch.lines, 'line')}, {batch.blank} blank"
-    return out
+
+
+def _line_warnings(host: str, batch: JsonlColumns, problems: FileProblems) -> list[DataWarning]:
+    """One file's ``out_of_range_value`` then ``malformed_line`` warnings (bad lines, fields, times)."""
+    return [
+        *line_warnings(
+            "out_of_range_value",
+            batch.path,
+            problems.out_of_range,
+            asset=ASSET,
+            host=host,
+            consequence=VALUE_DROPPED,
+        ),
+        *malformed_line_warnings(
+            batch.path,
+            [
+                *batch.bad,
+                *with_consequence(problems.wrong_type, FIELD_DROPPED),
+                *with_consequence(problems.bad_time, TIME_DROPPED),
+            ],
+            asset=ASSET,
+            host=host,
+        ),
+    ]
 
 
 def issue_of_unit(unit: str | None) -> tuple[int | None, bool]:
@@ -183,56 +237,86 @@ def issue_of_unit(unit: str | None) -> tuple[int | None, bool]:
 
     An issue unit whose number does not fit int64 gives ``(None, True)``: it is reported, not kept.
     """
-    match = ISSUE_UNIT.fullmatch(unit) if unit is not None else None
-    if match is None:
+    if unit is None or not unit.startswith(ISSUE_PREFIX):
         return None, False
-    digits = match.group(1).lstrip("0") or "0"
-    if len(digits) > _MAX_ISSUE_DIGITS or int(digits) > MAX_INT64:
+    digits = unit[len(ISSUE_PREFIX) :]
+    if not (digits.isascii() and digits.isdigit()):  # ASCII-only, so exactly [0-9]+
+        return None, False
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > _MAX_ISSUE_DIGITS or int(significant) > MAX_INT64:
         return None, True
-    return int(digits), False
+    return int(significant), False
 
 
 def _issue_numbers(
-    units: Sequence[str | None], line_nos: Sequence[int], problems: list[LineProblem]
+    units: Sequence[str | None], rows: Sequence[int], problems: list[LineProblem]
 ) -> ExtensionArray:
     """The ``issue`` column (nullable Int64). Units repeat, so each distinct one is parsed once."""
-    parsed = {unit: issue_of_unit(unit) for unit in set(units)}
-    if any(too_large for _, too_large in parsed.values()):
-        for unit, line in zip(units, line_nos, strict=True):
-            if parsed[unit][1]:
+    number_of, too_large = _issues_of_units(set(units))
+    if too_large:
+        for unit, row in zip(units, rows, strict=True):
+            if unit in too_large:
                 problems.append(
                     LineProblem(
-                        line,
+                        row,
                         f"field 'unit' names an issue number too large to be one ({shown(unit)})",
                         "unit",
                         shown(unit),
                     )
                 )
-    number_of = {unit: (-1 if number is None else number) for unit, (number, _) in parsed.items()}
     values = np.fromiter(map(number_of.__getitem__, units), dtype=np.int64, count=len(units))
     return pd.arrays.IntegerArray(values, values < 0)
 
 
+def _issues_of_units(units: set[str | None]) -> tuple[dict[str | None, int], set[str]]:
+    """Each distinct unit's issue number (-1 when it names none), and the units whose number is
+    too large for int64 (``issue_of_unit`` rules).
+
+    A run has thousands of distinct units, so the usual shape (``issue:`` then at most 18 ASCII
+    digits, which always fit int64) is parsed by one comprehension; every other unit goes through
+    ``issue_of_unit`` itself.
+    """
+    start = len(ISSUE_PREFIX)
+    number_of: dict[str | None, int] = {
+        unit: int(digits)
+        for unit in units
+        if unit is not None
+        and unit.startswith(ISSUE_PREFIX)
+        and len(digits := unit[start:]) < _MAX_ISSUE_DIGITS
+        and unit.isascii()
+        and digits.isdigit()
+    }
+    too_large: set[str] = set()
+    for unit in units - number_of.keys():
+        number, over = issue_of_unit(unit)
+        number_of[unit] = -1 if number is None else number
+        if over:
+            too_large.add(unit)  # type: ignore[arg-type]
+    return number_of, too_large
+
+
 def _booleans(
-    raw: Sequence[object], line_nos: Sequence[int], name: str, problems: list[LineProblem]
+    raw: Sequence[object], rows: Sequence[int], name: str, problems: list[LineProblem]
 ) -> ExtensionArray:
-    if set(map(type, raw)) <= _BOOLEAN_TYPES:
-        return pd.array(list(raw), dtype="boolean")
-    values: list[bool | None] = []
-    for v, line in zip(raw, line_nos, strict=True):
-        if type(v) is bool or v is None:
-            values.append(v)  # type: ignore[arg-type]
-        else:
-            values.append(None)
-            problems.append(
-                LineProblem(line, f"field '{name}' is not a JSON boolean ({shown(v)})", name, shown(v))
-            )
-    return pd.array(values, dtype="boolean")
+    """Nullable boolean column: JSON booleans kept, null/absent NA, any other type NA plus a problem."""
+    if not set(map(type, raw)) <= _BOOLEAN_TYPES:
+        screened: list[object] = []
+        for v, row in zip(raw, rows, strict=True):
+            if type(v) is bool or v is None:
+                screened.append(v)
+            else:
+                screened.append(None)
+                problems.append(
+                    LineProblem(row, f"field '{name}' is not a JSON boolean ({shown(v)})", name, shown(v))
+                )
+        raw = screened
+    values = np.fromiter(raw, dtype=object, count=len(raw))
+    missing = np.equal(values, None)
+    return pd.arrays.BooleanArray(values.astype(bool), missing)
 
 
-def _timestamps(
-    raw: Sequence[object], line_nos: Sequence[int], problems: list[LineProblem]
-) -> pd.DatetimeIndex:
+def _timestamps(raw: Sequence[object], rows: Sequence[int], problems: list[LineProblem]) -> pd.DatetimeIndex:
+    """UTC times of the ``timestamp`` field; NaT plus a problem when missing, not a string or unparseable."""
     clean = set(map(type, raw)) <= _TEXT_TYPES
     times = utc_times(raw if clean else [v if type(v) is str else None for v in raw])  # type: ignore[arg-type]
     for i in np.flatnonzero(times.isna()).tolist():
@@ -243,50 +327,91 @@ def _timestamps(
             reason = f"timestamp {shown(v)} is not an ISO 8601 time"
         else:
             reason = f"timestamp is not a string ({shown(v)})"
-        problems.append(LineProblem(line_nos[i], reason, "timestamp", None if v is None else shown(v)))
+        problems.append(LineProblem(rows[i], reason, "timestamp", None if v is None else shown(v)))
     return times
 
 
-def telemetry_frame(host: str, batch: JsonlColumns) -> tuple[pd.DataFrame, list[DataWarning]]:
-    """The RUN_TELEMETRY rows of one decoded ``runs.jsonl`` plus the warnings on its lines and values."""
-    path = batch.path
-    cols, line_nos = batch.columns, batch.line_nos
-    type_problems: list[LineProblem] = []
-    range_problems: list[LineProblem] = []
-    time_problems: list[LineProblem] = []
-    n = len(line_nos)
+def _repeated(values: Sequence[str], counts: Sequence[int]) -> ExtensionArray:
+    """A text column holding ``values[k]`` on the ``counts[k]`` rows of batch ``k``."""
+    labels = text_array(values)
+    assert labels is not None
+    return labels.take(np.repeat(np.arange(len(values)), counts))
+
+
+def telemetry_frame(
+    columns: dict[str, list[object]], files: Sequence[tuple[str, JsonlColumns]]
+) -> tuple[pd.DataFrame, list[FileProblems]]:
+    """The RUN_TELEMETRY rows of decoded ``runs.jsonl`` files, in the given order (host, file).
+
+    ``columns`` holds the ``READ_FIELDS`` of every file's rows, one file after the other (each
+    file's ``first_row`` says where its rows start); ``files`` pairs each file with its host name.
+    Returns the frame and, per file in the same order, the problems the column rules found, with
+    that file's line numbers.
+    """
+    batches = [batch for _, batch in files]
+    counts = [batch.rows for batch in batches]
+    n = sum(counts)
+    if any(len(columns[name]) != n for name in READ_FIELDS):
+        raise ValueError("the columns must hold exactly the rows of the given files")
+    if n == 0:
+        return empty_frame(RUN_TELEMETRY), _problems_by_file(batches, [], [], [])
+    rows = range(n)  # problems are reported against the row first, then moved to their file and line
+    wrong_type: list[LineProblem] = []
+    out_of_range: list[LineProblem] = []
+    bad_time: list[LineProblem] = []
+    texts = {name: _text_field(columns[name], rows, name, wrong_type) for name in TEXT_FIELDS}
+    issues = _issue_numbers(texts["unit"][1], rows, wrong_type)
+    cost_available = _booleans(columns["cost_available"], rows, "cost_available", wrong_type)
     data: dict[str, object] = {
-        "host": pd.array([host] * n, dtype="str"),
-        "source_file": pd.array([path] * n, dtype="str"),
-        "line_no": np.asarray(line_nos, dtype=np.int64),
-        "timestamp": _timestamps(cols["timestamp"], line_nos, time_problems),
+        "host": _repeated([host for host, _ in files], counts),
+        "source_file": _repeated([batch.path for batch in batches], counts),
+        "line_no": np.fromiter(chain.from_iterable(batch.line_nos for batch in batches), np.int64, count=n),
+        "timestamp": _timestamps(columns["timestamp"], rows, bad_time),
+        **{name: column for name, (column, _) in texts.items()},
+        "issue": issues,
+        **{
+            name: number_column(columns[name], rows, name, upper, out_of_range)
+            for name, upper in NUMERIC_LIMITS.items()
+        },
+        "cost_available": cost_available,
     }
-    texts = {name: text_column(cols[name], line_nos, name, type_problems) for name in TEXT_FIELDS}
-    for name in TEXT_FIELDS:
-        data[name] = pd.array(texts[name], dtype="str")
-    data["issue"] = _issue_numbers(texts["unit"], line_nos, type_problems)
-    for name, upper in NUMERIC_LIMITS.items():
-        data[name] = number_column(cols[name], line_nos, name, upper, range_problems)
-    data["cost_available"] = _booleans(cols["cost_available"], line_nos, "cost_available", type_problems)
-    frame = pd.DataFrame(data, columns=list(RUN_TELEMETRY)) if n else empty_frame(RUN_TELEMETRY)
-    warnings = [
-        *line_warnings(
-            "out_of_range_value",
-            path,
-            range_problems,
-            asset=ASSET,
-            host=host,
-            consequence="the value is treated as not reported (NaN); the rest of the entry counts",
-        ),
-        *malformed_line_warnings(
-            path,
-            [
-                *batch.bad,
-                *with_consequence(type_problems, FIELD_DROPPED),
-                *with_consequence(time_problems, TIME_DROPPED),
-            ],
-            asset=ASSET,
-            host=host,
-        ),
-    ]
-    return frame, warnings
+    frame = pd.DataFrame({name: data[name] for name in RUN_TELEMETRY}, copy=False)
+    return frame, _problems_by_file(batches, out_of_range, wrong_type, bad_time)
+
+
+def _text_field(
+    raw: list[object], rows: Sequence[int], name: str, problems: list[LineProblem]
+) -> tuple[ExtensionArray, Sequence[str | None]]:
+    """A text column and its kept values: JSON strings, else None (other types reported)."""
+    column = text_array(raw)
+    if column is not None:  # the usual case: every value was a string or null
+        return column, raw  # type: ignore[return-value]
+    kept = text_column(raw, rows, name, problems)
+    column = text_array(kept)
+    assert column is not None
+    return column, kept
+
+
+def _problems_by_file(
+    batches: Sequence[JsonlColumns],
+    out_of_range: list[LineProblem],
+    wrong_type: list[LineProblem],
+    bad_time: list[LineProblem],
+) -> list[FileProblems]:
+    """Each file's problems, from problems reported against rows of the shared columns."""
+    placed = [_by_file(batches, problems) for problems in (out_of_range, wrong_type, bad_time)]
+    return [FileProblems(*lists) for lists in zip(*placed, strict=True)]
+
+
+def _by_file(batches: Sequence[JsonlColumns], problems: list[LineProblem]) -> list[list[LineProblem]]:
+    """Give each problem (its ``line`` a row of the shared columns) back to its file and line.
+
+    The order is kept, so a file's problems come in the order reading that file alone gives.
+    """
+    starts = [batch.first_row for batch in batches]
+    by_file: list[list[LineProblem]] = [[] for _ in batches]
+    for problem in problems:
+        k = bisect_right(starts, problem.line) - 1  # the last file starting at or before the row
+        line = batches[k].line_nos[problem.line - starts[k]]
+        by_file[k].append(replace(problem, line=line))
+    return by_file
