@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import math
 import os
 import platform
@@ -343,25 +342,11 @@ def _child_env(**overrides: str | None) -> dict[str, str]:
 
 
 def _best_reader_rows(fleet: Path) -> list[dict[str, Any]]:
-    """``bench_readers.run`` (one timed and one traced read per reader), then ``READER_REPEATS - 1``
-    more timed reads of each: every row keeps its fastest time (the traced peak is unchanged)."""
+    """``bench_readers.run`` with ``READER_REPEATS`` timed reads per reader (fastest kept), the traced
+    read for the memory peak after all of them."""
     from bench import bench_readers
-    from scorecard_assets.config import load_config
 
-    rows = {row["reader"]: row for row in bench_readers.run(fleet)}
-    cfg = load_config(fleet / "scorecard.yaml", check_paths=False)
-    for _ in range(READER_REPEATS - 1):
-        for name, call in bench_readers.readers_of(cfg):
-            gc.collect()
-            started = time.perf_counter()
-            call()
-            seconds = time.perf_counter() - started
-            row = rows[name]
-            if seconds < row["seconds"]:
-                row["seconds"] = round(seconds, 4)
-                row["lines_per_s"] = round(row["lines"] / seconds)
-                row["mb_per_s"] = round(row["bytes"] / MB / seconds, 2)
-    return list(rows.values())
+    return bench_readers.run(fleet, repeats=READER_REPEATS)
 
 
 def _agent_log_rows(fleet: Path, work: Path) -> list[dict[str, Any]]:
