@@ -13,7 +13,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def _reference_dir() -> Path | None:
     env = os.environ.get("SCORECARD_REFERENCE_DIR")
     candidates = [Path(env)] if env else []
-    candidates.append(REPO_ROOT.parent / "shared" / "reference")
+    # beside the checkout (../shared/reference), above it, or the workspace's shared folder
+    candidates += [parent / "shared" / "reference" for parent in REPO_ROOT.parents]
+    candidates.append(Path("/work/shared/reference"))
     for c in candidates:
         if (c / "pragmatikos-pool-115382dd.json").is_file():
             return c
