@@ -21,38 +21,12 @@ from scorecard_assets.pragmatikos.bootstrap import (
 )
 from scorecard_assets.pragmatikos.constants import AXES
 from scorecard_assets.pragmatikos.engine import cycle_facts, log2_distance, score_cycles, weighted_median
+from scorecard_tests.test_pragmatikos_engine import cycle as base_cycle
 
 
 def cycle(day: str, pm: str, bm: str, **overrides: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "model": bm,
-        "prov": "p",
-        "variant": "v",
-        "role": 2,
-        "pm": pm,
-        "pp": "p",
-        "pv": "hi",
-        "bm": bm,
-        "bp": "p",
-        "bv": "lo",
-        "harness": "opencode",
-        "hversion": "1",
-        "u": 1,
-        "a": 4,
-        "tedits": 5,
-        "tpaths": 1,
-        "teerr": 0,
-        "tcost": 0.0,
-        "tship": 0,
-        "tshipe": 0,
-        "thrs": 0.0,
-        "tver": 0,
-        "tabort": 0,
-        "latmed": -1.0,
-        "day": day,
-    }
-    row.update(overrides)
-    return row
+    """A judged pooled cycle of the pairing ``pm → bm`` (the engine tests' fixture, builder as model)."""
+    return base_cycle(day, **{"model": bm, "pm": pm, "bm": bm, **overrides})
 
 
 def varied_cycles(pm: str, bm: str, n: int, *, seed: int, ship_rate: float) -> list[dict[str, Any]]:
