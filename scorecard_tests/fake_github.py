@@ -15,8 +15,9 @@ It serves the routes the trail sync and PyGithub use, with GitHub's semantics wh
 - faults are armed with ``inject``: any status with headers/body (5xx, 429 + ``Retry-After``, 403
   secondary or primary rate limit), a delay, a body cut short of its ``Content-Length``, a 200 with
   broken JSON, or an error body echoing the caller's ``Authorization`` header;
-- ``delay_s`` slows every response (the kill test), ``prefix`` emulates GitHub Enterprise's
-  ``/api/v3``.
+- ``hold`` parks one chosen request before it is answered until the test releases it (the kill
+  test: the client is provably mid-listing), ``delay_s`` slows every response, ``prefix`` emulates
+  GitHub Enterprise's ``/api/v3``.
 
 Times come from a deterministic clock: each mutation without an explicit ``at`` advances it by
 ``step``.
@@ -424,6 +425,16 @@ class FakeGitHub:
         with self._lock:
             self._hooks.append((path_contains, skip, action))
 
+    def hold(self, *, path_contains: str = "", skip: int = 0) -> Gate:
+        """Park the ``skip+1``-th matching request before it is answered, until ``Gate.release``.
+
+        The client waiting on that reply cannot get past it, so whatever the test does while the
+        request is parked (a SIGKILL, say) happens at a known point of the sync, however slow the
+        machine is."""
+        gate = Gate()
+        self.call_before(gate.park, path_contains=path_contains, skip=skip)
+        return gate
+
     def _run_hooks(self, path: str) -> None:
         due: list[Callable[[], None]] = []
         with self._lock:
@@ -546,6 +557,25 @@ class FakeGitHub:
             cached = json.dumps(source[key]).encode()
             r.encoded[(kind, key)] = cached
         return cached
+
+
+class Gate:
+    """One parked request (see ``FakeGitHub.hold``): ``wait_arrived`` then ``release``."""
+
+    def __init__(self, max_hold_s: float = 120.0) -> None:
+        self._arrived = threading.Event()
+        self._released = threading.Event()
+        self._max_hold_s = max_hold_s  # a forgotten gate cannot hang the server thread forever
+
+    def park(self) -> None:
+        self._arrived.set()
+        self._released.wait(self._max_hold_s)
+
+    def wait_arrived(self, timeout_s: float = 60.0) -> bool:
+        return self._arrived.wait(timeout_s)
+
+    def release(self) -> None:
+        self._released.set()
 
 
 def _state_matches(issue: dict[str, Any], wanted: str) -> bool:

@@ -16,7 +16,7 @@ from scorecard_assets.github.cache import TrailCache
 from scorecard_assets.github.client import ClientSettings, make_github
 from scorecard_assets.github.sync import build_trail_result, sync_repo
 from scorecard_assets.sources.runstate import RUNSTATE_MARKER
-from scorecard_tests.fake_github import FakeGitHub, populate, read_export_frame
+from scorecard_tests.fake_github import FakeGitHub, Gate, populate, read_export_frame
 
 REPO = "acme/api"
 ISSUES = f"/repos/{REPO}/issues"
@@ -34,12 +34,15 @@ def start_sync_process(fake: FakeGitHub, cache_path: Path, cwd: Path) -> subproc
     return subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def kill_after(fake: FakeGitHub, proc: subprocess.Popen[bytes], path: str, requests: int) -> None:
+def kill_while_parked(gate: Gate, proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the sync while the fake holds its request unanswered: the kill lands mid-listing on
+    any machine, with no timing involved."""
     try:
-        assert fake.wait_for_requests(requests, path_contains=path, timeout_s=60), "sync never got that far"
+        assert gate.wait_arrived(timeout_s=60), "sync never got that far"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
+        gate.release()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
@@ -51,18 +54,18 @@ def truth(fake: FakeGitHub) -> dict[int, str]:
 
 
 @pytest.mark.parametrize(
-    ("path", "requests", "issues_done"),
-    [(ISSUES, 2, False), (COMMENTS, 9, True)],
+    ("path", "skip", "issues_done"),
+    # the 2nd issue page (the 1st is stored, the cursor must not move); the 9th comment page
+    [(ISSUES, 1, False), (COMMENTS, 8, True)],
     ids=["during-issue-listing", "during-comment-listing"],
 )
-def test_sigkill_mid_sync_then_clean_resume(
-    tmp_path: Path, path: str, requests: int, issues_done: bool
-) -> None:
+def test_sigkill_mid_sync_then_clean_resume(tmp_path: Path, path: str, skip: int, issues_done: bool) -> None:
     cache_path = tmp_path / "state" / "github-trails.sqlite"
-    with FakeGitHub(delay_s=0.03) as fake:  # deliberately slow so the kill lands mid-listing
+    with FakeGitHub() as fake:
         populate(fake, REPO, issues=N_ISSUES, milestones=N_MILESTONES)
         expected = truth(fake)
-        kill_after(fake, start_sync_process(fake, cache_path, tmp_path), path, requests)
+        gate = fake.hold(path_contains=path, skip=skip)
+        kill_while_parked(gate, start_sync_process(fake, cache_path, tmp_path))
 
         with sqlite3.connect(cache_path) as db:
             assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -72,13 +75,11 @@ def test_sigkill_mid_sync_then_clean_resume(
             assert cursor.comments_since is None  # the comment listing never completed
             assert (cursor.issues_since is not None) == issues_done
             n_issues = cache.counts(REPO)[0]
-        assert n_issues % 100 == 0 or n_issues == N_ISSUES  # whole pages only
-        assert len(stored) % 100 == 0  # whole pages only: each page is one transaction
-        if issues_done:
-            assert len(stored) >= 700  # 8 pages were answered before the 9th request
+        # each page is one transaction, written before the next page is asked for
+        assert n_issues == (N_ISSUES if issues_done else 100)
+        assert len(stored) == (800 if issues_done else 0)
         assert all(expected[cid] == body for cid, body in stored.items())
 
-        fake.delay_s = 0.0
         fake.reset_counts()
         gh = make_github(ClientSettings(base_url=fake.base_url, backoff_factor=0), fake.token)
         with TrailCache(cache_path) as cache:
