@@ -4,7 +4,8 @@ Two charts, both always produced (an explanatory "no data" image replaces an emp
 
 - ``delivery-vs-cost.png``: one point per model of ``totals`` (n > 0) with a cost figure:
   x = cost per delivered issue (USD), y = delivery rate (%), area proportional to ``n``, labelled
-  with the model. Models without a cost figure are listed in a side note.
+  with the model and n beside the point where there is room (``label_layout``), else numbered and
+  named in the side note. Models without a cost figure are listed in the side note too.
 - ``pairing-scores.png``: the ranked family (``famCombo``) and model (``modelCombo``) pairings of
   the fleet pool - and of the imported pool when there is one - as ``scoreAdj`` with the 90 %
   interval as an error bar; tied ranks are drawn hollow and prefixed ``≈``; a dashed line marks
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import warnings
 from pathlib import Path
 from typing import Any
@@ -28,8 +30,10 @@ import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 
 from scorecard_assets.report.formatters import as_number, dict_rows
+from scorecard_assets.report.label_layout import Box, place_labels
 from scorecard_assets.report.publish import write_atomic
 from scorecard_assets.sanitize import cap, scrub
 
@@ -43,6 +47,7 @@ DPI = 100
 SCATTER_SIZE = (10.0, 6.0)
 PAIRING_PANEL_SIZE = (13.0, 5.5)  # width, height of one row of panels (fleet; imported adds a row)
 LABEL_CAP = 48
+LABEL_FONT_SIZE = 8.0
 MAX_BARS = 20
 MAX_SIDE_NOTE_NAMES = 14
 DEFAULT_MIN_JUDGED = 10
@@ -79,7 +84,7 @@ def chart_pngs(sidecar: dict) -> dict[str, bytes]:
         # A model id may hold characters the font lacks; matplotlib warns and draws a box.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         return {
-            DELIVERY_VS_COST: _png(_delivery_vs_cost_figure(sidecar)),
+            DELIVERY_VS_COST: _png(delivery_vs_cost_figure(sidecar)),
             PAIRING_SCORES: _png(_pairing_scores_figure(sidecar)),
         }
 
@@ -132,7 +137,7 @@ def _no_data_figure(size: tuple[float, float], title: str, reason: str) -> Figur
 # ------------------------------------------------------------------------------ delivery vs cost
 
 
-def _delivery_vs_cost_figure(sidecar: dict) -> Figure:
+def delivery_vs_cost_figure(sidecar: dict) -> Figure:
     title = f"Delivery rate vs cost per delivered issue ({_window_text(sidecar)})"
     models = [r for r in dict_rows(sidecar.get("totals")) if (as_number(r.get("n")) or 0) > 0]
     plotted = [
@@ -145,50 +150,87 @@ def _delivery_vs_cost_figure(sidecar: dict) -> Figure:
     if not models:
         return _no_data_figure(SCATTER_SIZE, title, "No model has an issue in this window.")
     fig = Figure(figsize=SCATTER_SIZE, dpi=DPI)
+    FigureCanvasAgg(fig)  # a renderer to measure the labels with
     ax = fig.add_axes((0.08, 0.1, 0.64, 0.8))
     ax.set_title(title)
+    ax.set_ylim(-5, 108)
+    crowded: list[str] = []
     if plotted:
-        _scatter_models(ax, plotted)
+        crowded = _scatter_models(ax, plotted)
     else:
         ax.text(0.5, 0.5, "No model has a cost figure in this window.", ha="center", va="center")
         ax.set_xticks([])
     ax.set_xlabel("Cost per delivered issue (USD)")
     ax.set_ylabel("Delivery rate (%)")
-    ax.set_ylim(-5, 108)
     ax.grid(True, color="#dddddd", linewidth=0.6)
-    fig.text(0.75, 0.88, _side_note(uncosted), va="top", ha="left", fontsize=8.5, wrap=True)
+    fig.text(0.75, 0.88, _side_note(uncosted, crowded), va="top", ha="left", fontsize=8.5, wrap=True)
     return fig
 
 
-def _scatter_models(ax: Axes, rows: list[Row]) -> None:
+def _scatter_models(ax: Axes, rows: list[Row]) -> list[str]:
+    """Plot one point per model and label it beside its point where there is room; a point whose
+    label cannot go anywhere free is numbered instead. Returns the numbered labels, in number order."""
     costs = [float(as_number(r["costPerDeliveredUsd"]) or 0.0) for r in rows]
     rates = [100.0 * float(as_number(r["deliveryRate"]) or 0.0) for r in rows]
-    counts = [float(as_number(r.get("n")) or 0.0) for r in rows]
-    largest = max(counts) or 1.0
+    counts = [int(as_number(r.get("n")) or 0) for r in rows]
+    largest = max(counts) or 1
     sizes = [40.0 + 460.0 * c / largest for c in counts]
     ax.scatter(costs, rates, s=sizes, alpha=0.55, color=_POINT_COLOUR, edgecolors="#1a365d", linewidths=0.8)
-    for row, x, y in zip(rows, costs, rates, strict=True):
-        n = int(as_number(row.get("n")) or 0)
-        ax.annotate(
-            f"{_label(row.get('model', '?'))} (n={n})",
-            (x, y),
-            xytext=(6, 5),
-            textcoords="offset points",
-            fontsize=8,
-        )
     ax.set_xlim(left=0, right=max(costs) * 1.25 if max(costs) > 0 else 1.0)
 
+    texts = [f"{_label(row.get('model', '?'))} (n={n})" for row, n in zip(rows, counts, strict=True)]
+    order = sorted(range(len(rows)), key=lambda i: (-counts[i], texts[i]))  # the best-evidenced first
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[union-attr]
+    font = FontProperties(size=LABEL_FONT_SIZE)
+    measured = [renderer.get_text_width_height_descent(texts[i], font, ismath=False) for i in order]
+    frame = ax.get_window_extent(renderer)
+    placements = place_labels(
+        [tuple(ax.transData.transform((costs[i], rates[i]))) for i in order],
+        [(w, h) for w, h, _ in measured],
+        [math.sqrt(sizes[i]) / 2 * DPI / 72 for i in order],
+        Box(frame.x0, frame.y0, frame.x1, frame.y1),
+    )
+    crowded: list[str] = []
+    for i, placement in zip(order, placements, strict=True):
+        if placement is None:
+            crowded.append(texts[i])
+            ax.annotate(
+                str(len(crowded)),
+                (costs[i], rates[i]),
+                ha="center",
+                va="center",
+                fontsize=LABEL_FONT_SIZE - 1,
+                fontweight="bold",
+                color="#1a365d",
+            )
+            continue
+        ax.annotate(
+            texts[i],
+            (costs[i], rates[i]),
+            xytext=(placement.dx, placement.dy),
+            textcoords="offset pixels",
+            ha="left",
+            va="bottom",
+            fontsize=LABEL_FONT_SIZE,
+            arrowprops={"arrowstyle": "-", "color": "#888888", "linewidth": 0.6} if placement.far else None,
+        )
+    return crowded
 
-def _side_note(names: list[str]) -> str:
-    header = "Point area ∝ n (issues).\n\nNo cost figure"
-    if not names:
-        return header + ": none."
-    shown = names[:MAX_SIDE_NOTE_NAMES]
-    more = len(names) - len(shown)
-    lines = [f"{header} ({len(names)}):", *(f"• {name}" for name in shown)]
-    if more > 0:
-        lines.append(f"(+{more} more)")
+
+def _side_note(uncosted: list[str], crowded: list[str] | None = None) -> str:
+    lines = ["Point area ∝ n (issues)."]
+    if crowded:
+        lines += ["", f"Numbered points ({len(crowded)}, no room for a label):"]
+        lines += _capped([f"{k}  {name}" for k, name in enumerate(crowded, start=1)])
+    lines += ["", f"No cost figure ({len(uncosted)}):" if uncosted else "No cost figure: none."]
+    lines += _capped([f"• {name}" for name in uncosted])
     return "\n".join(lines)
+
+
+def _capped(lines: list[str]) -> list[str]:
+    shown = lines[:MAX_SIDE_NOTE_NAMES]
+    more = len(lines) - len(shown)
+    return shown + ([f"(+{more} more)"] if more > 0 else [])
 
 
 # -------------------------------------------------------------------------------- pairing scores
