@@ -57,9 +57,15 @@ def test_marker_alone_is_a_milestone_with_every_field_empty() -> None:
     assert m.keys == {}
 
 
-def test_text_right_after_the_marker_is_the_first_line() -> None:
+def test_text_on_the_marker_line_is_never_read() -> None:
+    # The reference drops the marker's whole line, so nothing there can pre-empt the header.
     m = parsed(M + "phase=gate status=done")
-    assert (m.phase, m.status) == ("gate", "done")
+    assert (m.phase, m.status, m.keys) == ("", "", {})
+
+
+def test_a_key_smuggled_onto_the_marker_line_does_not_beat_the_real_one() -> None:
+    m = parsed(f"{M} model=evil\nphase=gate status=done run=r-1-aaaa\nmodel=good")
+    assert m.keys["model"] == "good" and m.phase == "gate"
 
 
 # --- 2.2 rule 2: trimming, blank lines, comment lines ---

@@ -96,7 +96,7 @@ def parse_milestone(body: str) -> dict[str, str] | None:
     if not body.startswith(MARKER):
         return None
     keys: dict[str, str] = {}
-    for raw in body[len(MARKER) :].split("\n"):
+    for raw in body.split("\n")[1:]:  # the marker's whole line is dropped
         line = raw.strip()
         if not line or line.startswith("<!--"):
             continue

@@ -1,7 +1,9 @@
 """The runstate:v1 milestone comment grammar (sources.md section 2.2).
 
-A comment is a milestone iff its body starts exactly with the marker. The parser validates
-nothing: it extracts ``phase, status, run, at, next`` (each '' when absent) and every pair.
+A comment is a milestone iff its body starts exactly with the marker. The marker's whole first
+line is skipped (the reference splits on newlines and drops line one), so text placed after the
+marker on that line is never read. The parser validates nothing: it extracts ``phase, status, run,
+at, next`` (each '' when absent) and every pair.
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ def parse_milestone(body: object) -> Milestone | None:
         return None
     assert isinstance(body, str)
     keys: dict[str, str] = {}
-    for raw_line in body[len(RUNSTATE_MARKER) :].split("\n"):
+    # The marker's whole line is skipped, as the reference does: text after the marker on that
+    # line is never read, so it cannot pre-empt the header (first occurrence wins).
+    for raw_line in body.split("\n")[1:]:
         line = _JS_TRIM.sub("", raw_line)
         if not line or line.startswith("<!--"):
             continue
