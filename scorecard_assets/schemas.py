@@ -174,6 +174,11 @@ RUN_TABLE_EXTRA: Contract = {
         "list of dicts {ts, tier, agent_cli} of the run's work dispatches (spawned/redispatched, not report agent), time order",
     ),
     "redispatches": ("int", "redispatched events attributed to the run (= escalations)"),
+    "counted_events": (
+        "object",
+        "list of dicts {ts, event} of the run's stalled / redispatched / fence-written events, time order "
+        "(issues mode counts only those inside the window)",
+    ),
     "tele_rows": ("int", "runs.jsonl rows attributed to the run"),
     "tele_tier": ("str", "distinct runs.jsonl tiers, sorted, comma-joined, or NA"),
     "tele_cost_usd": ("float", "sums over attributed runs.jsonl rows; NaN if none reported"),

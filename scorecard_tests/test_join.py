@@ -287,6 +287,13 @@ def test_spawn_then_redispatch_sets_tier_cli_and_escalations() -> None:
     assert (row["escalations"], row["redispatches"], row["stalls"], row["unverified_exits"]) == (1, 1, 2, 1)
     assert [d["tier"] for d in row["work_dispatches"]] == ["mid", "strong"]
     assert row["work_dispatches"][0]["ts"] == pd.Timestamp("2026-09-01T09:59:00Z")
+    # the counted events keep their times, so a window can count only its own (issues mode)
+    assert [(str(e["ts"]), e["event"]) for e in row["counted_events"]] == [
+        ("2026-09-01 10:20:00+00:00", "stalled"),
+        ("2026-09-01 10:35:00+00:00", "stalled"),
+        ("2026-09-01 10:39:00+00:00", "fence-written"),
+        ("2026-09-01 10:40:00+00:00", "redispatched"),
+    ]
 
 
 def test_tier_is_never_taken_from_the_report_agent() -> None:

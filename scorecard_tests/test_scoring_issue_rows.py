@@ -22,7 +22,12 @@ UTC = "UTC"
 WEEK_KEY = "2026-11-16"
 IN_WINDOW = pd.Timestamp("2026-11-18T10:00:00Z")
 
-_OBJECT_DEFAULTS: dict[str, Any] = {"milestones": list, "phase_seconds": dict, "work_dispatches": list}
+_OBJECT_DEFAULTS: dict[str, Any] = {
+    "milestones": list,
+    "phase_seconds": dict,
+    "work_dispatches": list,
+    "counted_events": list,
+}
 _KIND_DEFAULTS: dict[str, Any] = {
     "int": 0,
     "Int": pd.NA,
@@ -422,6 +427,33 @@ def test_stalls_escalations_unverified_exits_are_summed_over_selected_runs() -> 
         run(run_id="b", run_order=1, stalls=0, escalations=2, unverified_exits=0),
     )
     assert (row["stalls"], row["escalations"], row["unverifiedExits"]) == (2, 3, 1)
+
+
+def test_issues_mode_counts_only_the_events_inside_the_window() -> None:
+    # an old run of an issue touched this week: its trail comes whole, its old events do not
+    def event(at: str, kind: str) -> dict[str, Any]:
+        return {"ts": ts(at), "event": kind}
+
+    old_run = run(
+        run_id="old",
+        run_order=0,
+        started_at=ts("2026-10-01"),
+        stalls=2,
+        escalations=1,
+        unverified_exits=1,
+        counted_events=[
+            event("2026-10-01T10:00Z", "stalled"),
+            event("2026-11-15T23:59:59Z", "redispatched"),  # just before the window
+            event("2026-11-16T00:00Z", "stalled"),  # first instant inside
+            event("2026-11-23T00:00Z", "fence-written"),  # the window's end is outside
+        ],
+    )
+    issues_week = window_for_partition(WEEK_KEY, days=7, mode="issues")
+    [row] = issue_rows(run_table(old_run), issues_week).to_dict("records")
+    assert (row["stalls"], row["escalations"], row["unverifiedExits"]) == (1, 0, 0)
+    runs_week = window_for_partition(WEEK_KEY, days=7, mode="runs")
+    [row] = issue_rows(run_table(old_run), runs_week).to_dict("records")
+    assert (row["stalls"], row["escalations"], row["unverifiedExits"]) == (2, 1, 1)  # the run's own
 
 
 def test_review_fields_come_from_the_canonical_run_when_it_has_a_review() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 import pandas as pd
@@ -76,7 +77,10 @@ def test_previous_window_ends_seven_days_earlier_with_same_length_and_mode() -> 
     assert p.end == pd.Timestamp("2026-11-16T00:00:00Z")
     assert p.start == pd.Timestamp("2026-10-17T00:00:00Z")
     assert (p.days, p.mode, p.partition_key) == (30, "issues", "2026-11-09")
-    assert p == window_for_partition("2026-11-09", days=30, mode="issues")
+    assert dataclasses.replace(p, updated_before_end=False) == window_for_partition(
+        "2026-11-09", days=30, mode="issues"
+    )
+    assert p.updated_before_end  # the baseline is bounded by its end (see the next tests)
     assert p.window_end_date == "2026-11-15"
 
 
@@ -140,7 +144,7 @@ def test_selection_of_empty_table_is_empty_and_index_is_reset() -> None:
 ISSUES_WEEK = window_for_partition("2026-11-16", days=7, mode="issues")
 
 
-def test_issues_mode_takes_the_whole_trail_of_issues_updated_in_the_window() -> None:
+def test_issues_mode_takes_the_whole_trail_of_issues_updated_since_the_window_start() -> None:
     updated = ts("2026-11-18T00:00:00Z")
     table = run_table(
         run(issue=1, run_id="1-ancient", run_order=0, started_at=ts("2025-06-01"), issue_updated_at=updated),
@@ -152,7 +156,18 @@ def test_issues_mode_takes_the_whole_trail_of_issues_updated_in_the_window() -> 
         ),
         run(issue=5, run_id="5-unknown", issue_updated_at=pd.NaT),
     )
-    assert _ids(select_runs(table, ISSUES_WEEK)) == ["1-ancient", "1-recent", "2-at-start"]
+    # no upper bound (the reference's "updated since"): an issue touched after the week still counts
+    assert _ids(select_runs(table, ISSUES_WEEK)) == ["1-ancient", "1-recent", "2-at-start", "3-at-end"]
+
+
+def test_a_baseline_window_in_issues_mode_stops_at_its_end() -> None:
+    table = run_table(
+        run(issue=1, run_id="touched-in-baseline", issue_updated_at=ts("2026-11-12T00:00:00Z")),
+        run(issue=2, run_id="touched-since", issue_updated_at=ts("2026-11-18T00:00:00Z")),
+    )
+    baseline = previous_window(ISSUES_WEEK)
+    assert _ids(select_runs(table, baseline)) == ["touched-in-baseline"]
+    assert _ids(select_runs(table, ISSUES_WEEK)) == ["touched-since"]
 
 
 def test_issues_mode_keys_by_repo_and_issue() -> None:

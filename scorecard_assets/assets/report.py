@@ -32,7 +32,8 @@ GUARD_HINT = (
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{datetime.now(UTC).microsecond // 1000:03d}Z"
+    now = datetime.now(UTC)  # one reading: seconds and milliseconds from the same instant
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 def _window(context: dg.AssetExecutionContext, scorecard: ScorecardResource) -> Window:

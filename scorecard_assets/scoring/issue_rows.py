@@ -21,7 +21,9 @@ Rules (docs/architecture.md, product.md section 6):
   ``ts < window end`` that names a tier; else the distinct runs.jsonl tiers (sorted, comma-joined);
   else null (bucketed as ``<unknown>``). The agent CLI is that of the last such dispatch that names
   one (the dispatch that set the tier whenever it names a CLI - a redispatch usually does not);
-- stalls, escalations and unverified exits are summed over the selected runs;
+- stalls, escalations and unverified exits are summed over the selected runs; in ``issues`` mode
+  (the reference's semantics, where a selected issue brings its whole trail, any age) only the
+  events inside ``[window start, window end)`` count (``counted_events``);
 - review fields come from the canonical run when it has a review milestone, else from the latest
   (by ``run_order``) selected run that has one;
 - ``riskClass``: the canonical run's class, else the first class among the issue's selected runs
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import ISSUE_ROWS, empty_frame
+from ..transform.join import EVENT_COUNTERS
 from .windows import Window
 
 # (row field, run-table column of runs.jsonl sums, run-table column of agent-log sums)
@@ -105,6 +108,25 @@ def _work_runs(selected_runs: pd.DataFrame) -> pd.DataFrame:
     runs["_gid"] = runs.groupby(_ISSUE_KEY, sort=False).ngroup()
     runs["_pos"] = np.arange(len(runs))
     return runs
+
+
+def _event_counts(runs: pd.DataFrame, w: Window) -> pd.DataFrame:
+    """Per run: the counter columns (``COUNTER_FIELDS``). In ``runs`` mode the run's own counts; in
+    ``issues`` mode only its ``counted_events`` inside ``[w.start, w.end)``."""
+    columns = [col for _, col in COUNTER_FIELDS]
+    if w.mode != "issues":
+        return runs[columns]
+    counts = {col: np.zeros(len(runs), dtype="int64") for col in columns}
+    wanted = {event: col for col, event in EVENT_COUNTERS.items() if col in counts}
+    for i, events in enumerate(runs["counted_events"]):
+        if not isinstance(events, list | tuple):
+            continue
+        for item in events:
+            ts = _as_utc(item.get("ts")) if isinstance(item, dict) else None
+            col = wanted.get(item.get("event")) if isinstance(item, dict) else None
+            if col is not None and ts is not None and w.start <= ts < w.end:
+                counts[col][i] += 1
+    return pd.DataFrame(counts, index=runs.index)
 
 
 def _canonical_positions(runs: pd.DataFrame) -> np.ndarray:
@@ -235,7 +257,7 @@ def issue_rows(selected_runs: pd.DataFrame, w: Window) -> pd.DataFrame:
     merged, sources = _merged_costs(runs)
     dispatch_tier, dispatch_cli = _dispatch_tier_and_cli(runs, groups, w.end)
     tele_tier = _telemetry_tiers(runs, groups)
-    counters = runs.groupby("_gid", sort=True)[[col for _, col in COUNTER_FIELDS]].sum()
+    counters = _event_counts(runs, w).groupby(runs["_gid"], sort=True).sum()
     review_at = _review_positions(runs, canonical)
 
     columns: dict[str, Any] = {

@@ -8,8 +8,13 @@ Selection modes:
 
 - ``runs`` (default): a run belongs to the window when its ``started_at`` (first milestone time) is
   in ``[start, end)``. Past windows can be recomputed exactly from append-only history.
-- ``issues`` (the reference's semantics): every run of each issue whose ``issue_updated_at`` is in
-  ``[start, end)``, i.e. the issue's whole trail, whatever the age of its runs.
+- ``issues`` (the reference's semantics): every run of each issue whose ``issue_updated_at`` is at
+  or after ``start``, i.e. the issue's whole trail, whatever the age of its runs. There is no upper
+  bound, as in the reference, which always runs "now": an issue touched after the week ended (say
+  between Monday 00:00 and the 06:00 schedule tick) still counts. Only the current updated time is
+  known, so past windows in this mode are approximate; that is why ``runs`` is the default. Δ's
+  baseline window (``previous_window``) is bounded by its end, the nearest we can get to the
+  selection the reference made a week earlier.
 
 Pure module: no Dagster.
 """
@@ -37,6 +42,9 @@ class Window:
     days: int
     mode: str
     partition_key: str
+    # issues mode only: also require ``issue_updated_at < end``. Set on Δ's baseline window, which
+    # stands for what the reference saw a week ago (issues touched since then have moved on).
+    updated_before_end: bool = False
 
     @property
     def window_start_date(self) -> str:
@@ -85,7 +93,8 @@ def previous_window(w: Window) -> Window:
     """The window ending 7 days before ``w`` (same length and mode): the baseline of Δ vs prev."""
     end = w.end - WEEK
     key = (end - WEEK).strftime("%Y-%m-%d")
-    return Window(start=end - pd.Timedelta(days=w.days), end=end, days=w.days, mode=w.mode, partition_key=key)
+    start = end - pd.Timedelta(days=w.days)
+    return Window(start=start, end=end, days=w.days, mode=w.mode, partition_key=key, updated_before_end=True)
 
 
 def latest_complete_partition(as_of: date) -> str:
@@ -106,15 +115,18 @@ def _in_window(times: pd.Series, w: Window) -> pd.Series:
 def select_runs(run_table: pd.DataFrame, w: Window) -> pd.DataFrame:
     """The runs of ``run_table`` that ``w`` selects (see the module doc), index reset, order kept.
 
-    In ``issues`` mode an issue is selected when any of its runs carries an ``issue_updated_at``
-    inside the window (the column is issue-level, so normally all of them or none).
+    In ``issues`` mode an issue is selected when any of its runs carries an ``issue_updated_at`` at
+    or after the window start (and before its end for a baseline window); the column is
+    issue-level, so normally all of an issue's runs carry the same value.
     """
     if w.mode not in WINDOW_MODES:
         raise ValueError(f"window mode must be one of {', '.join(WINDOW_MODES)}, got {w.mode!r}")
     if w.mode == "runs":
         mask = _in_window(run_table["started_at"], w)
     else:
-        hit = run_table.loc[_in_window(run_table["issue_updated_at"], w), ["repo", "issue"]]
+        updated = run_table["issue_updated_at"]
+        chosen = _in_window(updated, w) if w.updated_before_end else updated >= w.start
+        hit = run_table.loc[chosen, ["repo", "issue"]]
         selected = pd.MultiIndex.from_frame(hit.drop_duplicates())
         mask = pd.MultiIndex.from_frame(run_table[["repo", "issue"]]).isin(selected)
     return run_table.loc[mask].reset_index(drop=True)

@@ -41,6 +41,9 @@ from .model_names import UNKNOWN_MODEL, ModelNamer
 
 ASSET = "run_table"
 WORK_EVENTS = ("spawned", "redispatched")
+# run_table counter column -> the events.jsonl event it counts (escalations = redispatches)
+EVENT_COUNTERS = {"stalls": "stalled", "escalations": "redispatched", "unverified_exits": "fence-written"}
+COUNTED_EVENTS = tuple(sorted(set(EVENT_COUNTERS.values())))
 REDISPATCH_CLI_WINDOW = pd.Timedelta(minutes=5)
 MOVING_TAG_SUFFIX = "-latest"
 TOKENS_PER_PRICE_UNIT = 1_000_000
@@ -354,6 +357,22 @@ def _none_if_na(v: object) -> object:
     return None if v is None or v is pd.NaT or (isinstance(v, float) and v != v) or v is pd.NA else v
 
 
+def _counted_events(ev: pd.DataFrame, kinds: pd.Series, n: int) -> pd.Series:
+    """Per run, ``[{ts, event}]`` of its stalled / redispatched / fence-written events in time order,
+    so that a window can count only the events inside it (``issues`` mode)."""
+    counted = ev.loc[kinds.isin(COUNTED_EVENTS).to_numpy(), ["_run", "ts", "event"]]
+    counted = counted.sort_values(["_run", "ts"], kind="stable", na_position="last")
+    lists: list[list[dict[str, object]]] = [[] for _ in range(n)]
+    for run, ts, event in zip(
+        counted["_run"].tolist(), counted["ts"].tolist(), counted["event"].tolist(), strict=True
+    ):
+        lists[run].append({"ts": _none_if_na(ts), "event": str(event)})
+    column = np.empty(n, dtype=object)
+    for i, lst in enumerate(lists):
+        column[i] = lst
+    return pd.Series(column, dtype=object)
+
+
 def _event_columns(runs: pd.DataFrame, events: pd.DataFrame) -> tuple[dict[str, pd.Series], dict[str, int]]:
     n = len(runs)
     pos = attribute_to_runs(events, runs, "ts").to_numpy() if len(events) else np.array([], int)
@@ -361,14 +380,11 @@ def _event_columns(runs: pd.DataFrame, events: pd.DataFrame) -> tuple[dict[str, 
     ev = ev[ev["_run"] >= 0]
     kinds = ev["event"].astype("str")
     out: dict[str, pd.Series] = {}
-    for col, name in (
-        ("stalls", "stalled"),
-        ("redispatches", "redispatched"),
-        ("unverified_exits", "fence-written"),
-    ):
+    for col, name in EVENT_COUNTERS.items():
         counts = ev.loc[kinds.eq(name).to_numpy(), "_run"].value_counts()
         out[col] = counts.reindex(_positions(n), fill_value=0).astype("int64").reset_index(drop=True)
-    out["escalations"] = out["redispatches"].copy()
+    out["redispatches"] = out["escalations"].copy()
+    out["counted_events"] = _counted_events(ev, kinds, n)
     is_work = kinds.isin(WORK_EVENTS).to_numpy() & ~ev["is_report_agent"].astype(bool).to_numpy()
     work = ev[is_work].copy()
     work["agent_cli"] = _inherit_redispatch_cli(work) if len(work) else work["agent_cli"]
