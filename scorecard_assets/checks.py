@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 import dagster as dg
 
 from .records import WARNING_CODES, DataWarning, warnings_for
+from .report.publish import guard_refuses
 from .sanitize import safe_warning
 
 MAX_EXAMPLES = 10
@@ -84,24 +85,33 @@ def guard_check_spec(asset: str) -> dg.AssetCheckSpec:
         blocking=True,
         description=(
             "ERROR (blocks the report) when the window has zero issue rows although the previous "
-            "window had rows: a source probably failed silently."
+            "window had rows, or the report already published for this window had rows: a source "
+            "probably failed silently."
         ),
     )
 
 
 def guard_check_result(
-    asset: str, rows: int, previous_rows: int, window: str, hint: str
+    asset: str, rows: int, previous_rows: int, published_rows: int | None, window: str, hint: str
 ) -> dg.AssetCheckResult:
-    failed = rows == 0 and previous_rows > 0
+    failed = guard_refuses(rows, previous_rows, published_rows)
+    had = [f"the previous window had {previous_rows}"] if previous_rows > 0 else []
+    if published_rows:
+        had.append(f"the report already published for it had {published_rows}")
     return dg.AssetCheckResult(
         asset_key=asset,
         check_name=GUARD_CHECK,
         passed=not failed,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata={"issue_rows": rows, "previous_window_issue_rows": previous_rows, "window": window},
+        metadata={
+            "issue_rows": rows,
+            "previous_window_issue_rows": previous_rows,
+            "published_issue_rows": -1 if published_rows is None else published_rows,
+            "window": window,
+        },
         description=(
-            f"Window {window} has no issue rows while the previous window had {previous_rows}; the report "
-            f"was not published so the last good one stays in place. Check: {hint}"
+            f"Window {window} has no issue rows while {' and '.join(had)}; the report was not "
+            f"published so the last good one stays in place. Check: {hint}"
             if failed
             else None
         ),

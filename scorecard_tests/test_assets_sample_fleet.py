@@ -7,6 +7,7 @@ are then materialized from those stored snapshots, as a backfill would.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -250,6 +251,44 @@ def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp
     assert not (out / "2026-11-29").exists()
     if previous_latest is not None:
         assert (out / "latest" / "model-scorecard.md").read_text() == previous_latest
+
+
+def test_guard_blocks_a_silently_empty_snapshot_over_a_published_report(fleet_env: dict) -> None:
+    # Every trail gone (say a recorded export of empty arrays): the window and the previous one are
+    # both empty, so only the report already published for the window shows that something is wrong.
+    full = _load(fleet_env, "run_table")
+    emptied = TableResult(frame=full.frame.iloc[0:0], warnings=[], sources=[], extra={})
+    key = "2026-03-02"  # window end 2026-03-08: a past week no other test publishes
+    report_dir = fleet_env["out"] / "2026-03-08"
+    report_dir.mkdir(parents=True)
+    try:
+        sidecar = report_dir / "model-scorecard.json"
+        sidecar.write_text('{"grandTotal": {"n": 41}}', encoding="utf-8")
+        with dg.instance_for_test() as instance:
+            res = dg.materialize(
+                [
+                    dg.AssetSpec("run_table"),
+                    dg.AssetSpec("cycles"),
+                    *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
+                ],
+                instance=instance,
+                resources={
+                    **fleet_env["resources"],
+                    "io_manager": _StaticIO({"run_table": emptied, "cycles": _load(fleet_env, "cycles")}),
+                },
+                partition_key=key,
+                raise_on_error=False,
+            )
+        assert not res.success
+        guard = next(
+            e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty"
+        )
+        assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
+        assert "already published for it had 41" in (guard.description or "")
+        assert sidecar.read_text(encoding="utf-8") == '{"grandTotal": {"n": 41}}'
+        assert sorted(p.name for p in report_dir.iterdir()) == ["model-scorecard.json"]
+    finally:
+        shutil.rmtree(report_dir)
 
 
 class _StaticIO(dg.IOManager):

@@ -161,3 +161,62 @@ def test_a_failure_while_publishing_keeps_the_previous_latest(
     assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
     assert latest_window(tmp_path) == "2026-09-21"
     assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])  # no temp files left behind
+
+
+# ------------------------------------------------------------------------- the empty-window guard
+
+
+def published(tmp_path: Path, window_end: str, text: str) -> Path:
+    (tmp_path / window_end).mkdir(parents=True, exist_ok=True)
+    path = tmp_path / window_end / "model-scorecard.json"
+    path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"grandTotal": {"n": 133, "delivered": 95}}', 133),
+        ('{"grandTotal": {"n": 0}}', 0),
+        ('{"grandTotal": {"n": "133"}}', None),  # not a count
+        ('{"grandTotal": {"n": true}}', None),
+        ('{"grandTotal": {"n": -1}}', None),
+        ('{"grandTotal": null}', None),
+        ("[1, 2]", None),
+        ('{"grandTotal": {"n": 13', None),  # cut short
+        ("\udcff", None),
+    ],
+    ids=["count", "zero", "string", "bool", "negative", "null", "array", "truncated", "undecodable"],
+)
+def test_published_issue_rows_reads_the_grand_total_or_nothing(
+    tmp_path: Path, text: str, expected: int | None
+) -> None:
+    if text == "\udcff":
+        (tmp_path / "2026-11-22").mkdir()
+        (tmp_path / "2026-11-22" / "model-scorecard.json").write_bytes(b"\xff\xfe{")
+        root = tmp_path
+    else:
+        root = published(tmp_path, "2026-11-22", text)
+    assert publish.published_issue_rows(root, "2026-11-22") == expected
+
+
+def test_published_issue_rows_without_a_report_or_with_a_bad_window(tmp_path: Path) -> None:
+    assert publish.published_issue_rows(tmp_path, "2026-11-22") is None
+    published(tmp_path, "2026-11-22", '{"grandTotal": {"n": 5}}')
+    assert publish.published_issue_rows(tmp_path, "../2026-11-22") is None
+
+
+@pytest.mark.parametrize(
+    ("rows", "previous", "published_rows", "refused"),
+    [
+        (0, 12, None, True),  # the previous window had rows
+        (0, 0, 133, True),  # both windows empty (a silent source failure) but a real report exists
+        (0, 0, None, False),  # nothing to protect: a genuinely quiet fleet
+        (0, 0, 0, False),  # the published report was empty too
+        (5, 12, 133, False),  # rows: publish
+    ],
+)
+def test_guard_refuses_only_an_empty_window_that_replaces_evidence(
+    rows: int, previous: int, published_rows: int | None, refused: bool
+) -> None:
+    assert publish.guard_refuses(rows, previous, published_rows) is refused

@@ -17,7 +17,7 @@ from ..records import TableResult, lineage_sources, lineage_warnings, warning_li
 from ..report.charts import chart_markdown, chart_pngs
 from ..report.digest import render_digest
 from ..report.markdown import render_markdown
-from ..report.publish import latest_window, publish_report
+from ..report.publish import latest_window, publish_report, published_issue_rows
 from ..report.sidecar_model import dump_sidecar, sidecar_problems
 from ..resources import ScorecardResource
 from ..scoring.scorecard import build_scorecard, scorecard_frames, window_issue_rows
@@ -94,6 +94,7 @@ def model_scorecard(
         "model_scorecard",
         rows=int(grand.get("n") or 0),
         previous_rows=prev_rows,
+        published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
         window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
         hint=GUARD_HINT,
     )

@@ -11,6 +11,8 @@ Contracts:
   writes each file atomically, removes files of ``latest/`` that are not in the new set, and writes
   ``WINDOW`` last (so ``WINDOW`` names a window only once its files are all in place). Concurrent
   publishers (parallel backfill runs) are serialised by an advisory lock on ``<output>/.publish.lock``.
+- :func:`guard_refuses` is the empty-window rule the blocking check applies before publishing, with
+  :func:`published_issue_rows` reading what the already published sidecar of the window holds.
 
 Pure module (no Dagster); it never writes outside ``output_dir``.
 """
@@ -18,6 +20,7 @@ Pure module (no Dagster); it never writes outside ``output_dir``.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import tempfile
@@ -31,6 +34,7 @@ except ImportError:  # pragma: no cover - non-POSIX platforms
     fcntl = None  # type: ignore[assignment]
 
 LATEST_DIR = "latest"
+SIDECAR_FILE = "model-scorecard.json"
 WINDOW_FILE = "WINDOW"
 LOCK_FILE = ".publish.lock"
 NEW_FILE_MODE = 0o644
@@ -89,6 +93,28 @@ def latest_window(output_dir: Path) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return text if _is_window(text) else None
+
+
+def published_issue_rows(output_dir: Path, window_end: str) -> int | None:
+    """``grandTotal.n`` of the sidecar already published for ``window_end``; None when there is none
+    or it cannot be read (a damaged file must not block a good report)."""
+    if not _is_window(window_end):
+        return None
+    path = Path(output_dir) / window_end / SIDECAR_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    grand = data.get("grandTotal") if isinstance(data, dict) else None
+    n = grand.get("n") if isinstance(grand, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
+
+
+def guard_refuses(rows: int, previous_rows: int, published_rows: int | None) -> bool:
+    """The empty-window guard: refuse to publish a window with no issue rows when the previous
+    window has rows (same snapshot) or when a report with rows is already published for it (a source
+    that failed silently empties both windows of the snapshot, so only the published file tells)."""
+    return rows == 0 and (previous_rows > 0 or (published_rows or 0) > 0)
 
 
 def should_refresh_latest(current: str | None, window_end: str) -> bool:
