@@ -22,7 +22,7 @@ import pytest
 
 from scorecard_assets.config import HostConfig, RepoConfig, ScorecardConfig
 from scorecard_assets.records import TableResult
-from scorecard_assets.sources import agent_log_cache, agent_logs
+from scorecard_assets.sources import agent_log_cache
 from scorecard_assets.sources.agent_log_cache import (
     CACHE_FILE_NAME,
     CACHE_KIND,
@@ -38,6 +38,7 @@ from scorecard_assets.sources.agent_log_cache import (
     read_document,
 )
 from scorecard_assets.sources.agent_logs import SliceResult, SliceTable, read_agent_logs
+from scorecard_assets.sources.agent_logs import reader as agent_log_reader
 
 CLAUDE_CMD = ["claude", "-p", "--output-format", "stream-json", "--verbose"]
 OPENCODE_CMD = ["opencode", "run", "-m", "zai/glm-5.3", "--format", "json", "--"]
@@ -78,11 +79,11 @@ class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parses: list[tuple[int, int]] = []
         self.reads = 0
-        real_parse = agent_logs.parse_log_bytes
-        real_read = agent_logs.read_range
+        real_parse = agent_log_reader.parse_log_bytes
+        real_read = agent_log_reader.read_range
         real_cache_read = agent_log_cache.read_range
 
-        def parse(data: bytes, **kwargs: int) -> list[agent_logs.SliceResult]:
+        def parse(data: bytes, **kwargs: int) -> list[SliceResult]:
             self.parses.append((kwargs.get("base_offset", 0), len(data)))
             return real_parse(data, **kwargs)
 
@@ -94,8 +95,8 @@ class Spy:
             self.reads += 1
             return real_cache_read(path, offset, length)
 
-        monkeypatch.setattr(agent_logs, "parse_log_bytes", parse)
-        monkeypatch.setattr(agent_logs, "read_range", read)
+        monkeypatch.setattr(agent_log_reader, "parse_log_bytes", parse)
+        monkeypatch.setattr(agent_log_reader, "read_range", read)
         monkeypatch.setattr(agent_log_cache, "read_range", cache_read)
 
     def reset(self) -> None:

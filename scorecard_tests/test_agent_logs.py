@@ -19,13 +19,14 @@ import pytest
 from scorecard_assets.config import HostConfig, RepoConfig, ScorecardConfig
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import AGENT_LOG_USAGE, contract_problems
-from scorecard_assets.sources import agent_logs
 from scorecard_assets.sources.agent_logs import (
     SliceResult,
     issue_from_log_name,
     parse_log_bytes,
     read_agent_logs,
 )
+from scorecard_assets.sources.agent_logs import parsing as agent_log_parsing
+from scorecard_assets.sources.agent_logs import reader as agent_log_reader
 from scorecard_assets.sources.tooling import (
     ABORT_RE,
     EDIT_TOOLS,
@@ -633,7 +634,7 @@ def test_an_integer_too_large_for_a_float_is_dropped_not_fatal() -> None:
     ],
 )
 def test_valid_number_is_a_non_boolean_number_within_bounds(raw: Any, expected: float | None) -> None:
-    number = agent_logs._valid_number(raw, 100.0)
+    number = agent_log_parsing.valid_number(raw, 100.0)
     assert number == expected and (number is None or type(number) is float)
 
 
@@ -1171,14 +1172,14 @@ def test_unreadable_log_is_reported_and_the_others_still_count(
     folder = runs_dir(tmp_path, "h1", "acme-api")
     (folder / "issue-1.log").write_bytes(_claude_log(1.0))
     (folder / "issue-2.log").write_bytes(_claude_log(2.0))
-    real = agent_logs.read_range
+    real = agent_log_reader.read_range
 
     def failing(path: str | Path, offset: int, length: int) -> bytes:
         if Path(path).name == "issue-1.log":
             raise PermissionError(13, "Permission denied")
         return real(path, offset, length)
 
-    monkeypatch.setattr(agent_logs, "read_range", failing)
+    monkeypatch.setattr(agent_log_reader, "read_range", failing)
     result = read_agent_logs(cfg)
     assert list(result.frame["issue"]) == [2]
     (warning,) = by_code(result.warnings, "unreadable_file")

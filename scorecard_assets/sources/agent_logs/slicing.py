@@ -1,0 +1,328 @@
+"""A log's bytes -> its dispatch slices: the ``sched-dispatch`` preamble, each slice's output format
+(from the preamble command, else from its first records) and its parser (``parse_log_bytes``)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from ...sanitize import render_value
+from ..jsonl import UTF8_BOM
+from .claude import ClaudeParser
+from .codex import CodexParser
+from .opencode import OpenCodeParser
+from .parsing import NON_SPACE_RE, FormatParser, Problems, decode, line_kind
+from .slices import (
+    FORMAT_CLAUDE_JSON,
+    FORMAT_CLAUDE_STREAM,
+    FORMAT_CODEX,
+    FORMAT_OPENCODE,
+    FORMAT_UNKNOWN,
+    SliceResult,
+)
+
+SNIFF_LINES = 50
+SNIFF_LINE_MAX_BYTES = 1 << 20
+
+_PREAMBLE_MARKER = b'"sched-dispatch"'
+
+_CLI_OF_FORMAT = {
+    FORMAT_CLAUDE_STREAM: "claude",
+    FORMAT_CLAUDE_JSON: "claude",
+    FORMAT_OPENCODE: "opencode",
+    FORMAT_CODEX: "codex",
+}
+_CLAUDE_RECORD_TYPES = frozenset({"system", "assistant", "user", "result"})
+_OPENCODE_RECORD_TYPES = frozenset({"step_start", "step_finish", "text", "tool_use", "reasoning"})
+_CODEX_RECORD_TYPES = frozenset(
+    {
+        "thread.started",
+        "turn.started",
+        "turn.completed",
+        "turn.failed",
+        "item.started",
+        "item.updated",
+        "item.completed",
+    }
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# The output format of a slice (from its command, else from its first records)
+
+
+def _cmd_list(raw: object) -> list[str] | None:
+    """The preamble ``cmd`` as a list of strings (a string is split on whitespace); None when absent."""
+    if isinstance(raw, list):
+        parts = [item if isinstance(item, str) else orjson.dumps(item).decode() for item in raw]
+        return parts or None
+    if isinstance(raw, str) and raw.strip():
+        return raw.split()
+    return None
+
+
+def _cmd_option(cmd: list[str], *names: str) -> str | None:
+    """The value of the first ``-x value`` / ``--name value`` / ``--name=value`` option of ``cmd``."""
+    for i, arg in enumerate(cmd):
+        if arg in names and i + 1 < len(cmd):
+            return cmd[i + 1]
+        for name in names:
+            if name.startswith("--") and arg.startswith(name + "="):
+                return arg[len(name) + 1 :]
+    return None
+
+
+def _cmd_basename(cmd: list[str]) -> str | None:
+    base = re.split(r"[\\/]", cmd[0])[-1] if cmd else ""
+    return base or None
+
+
+def _format_from_cmd(cmd: list[str]) -> str | None:
+    """The output format the command asks for, when it says (else None: decide from the content)."""
+    base = (_cmd_basename(cmd) or "").lower()
+    if base == "claude":
+        wanted = _cmd_option(cmd, "--output-format")
+        return {"stream-json": FORMAT_CLAUDE_STREAM, "json": FORMAT_CLAUDE_JSON}.get(wanted or "")
+    if base == "opencode":
+        return FORMAT_OPENCODE if _cmd_option(cmd, "--format") == "json" else None
+    if base == "codex":
+        json_flag = "--json" in cmd or "--experimental-json" in cmd
+        return FORMAT_CODEX if "exec" in cmd and json_flag else None
+    return None
+
+
+def _format_of_type(kind: object) -> str | None:
+    if kind == "result":
+        return FORMAT_CLAUDE_JSON
+    if kind in _CLAUDE_RECORD_TYPES:
+        return FORMAT_CLAUDE_STREAM
+    if kind in _OPENCODE_RECORD_TYPES:
+        return FORMAT_OPENCODE
+    if kind in _CODEX_RECORD_TYPES:
+        return FORMAT_CODEX
+    return None
+
+
+def _format_of_record(record: object) -> str | None:
+    if isinstance(record, list):
+        return FORMAT_CLAUDE_JSON if any(_format_of_record(item) for item in record) else None
+    return _format_of_type(record.get("type")) if isinstance(record, dict) else None
+
+
+def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
+    """The format of the first decisive record among the first lines from ``start`` (stops at a preamble)."""
+    seen = 0
+    pos = start
+    size = len(data)
+    while pos < size and seen < SNIFF_LINES:
+        newline = data.find(b"\n", pos)
+        end = size if newline == -1 else newline
+        first = NON_SPACE_RE.search(data, pos, end)
+        pos = end + 1
+        if first is None:
+            continue
+        seen += 1
+        begin = first.start()
+        kind = line_kind(data, begin, end)
+        if kind == b"sched-dispatch":
+            break
+        if kind is not None:
+            found = _format_of_type(kind.decode("utf-8", "replace"))
+        elif data[begin] == 0x5B and end - begin > SNIFF_LINE_MAX_BYTES:
+            found = FORMAT_CLAUDE_JSON
+        elif end - begin <= SNIFF_LINE_MAX_BYTES:
+            record = decode(view, begin, end)
+            if isinstance(record, dict) and record.get("type") == "sched-dispatch":
+                break
+            found = _format_of_record(record)
+        else:
+            found = None
+        if found is not None:
+            return found
+    return FORMAT_UNKNOWN
+
+
+# --------------------------------------------------------------------------------------------------
+# Slices of one log
+
+_PARSERS: dict[str, type[FormatParser]] = {
+    FORMAT_CLAUDE_STREAM: ClaudeParser,
+    FORMAT_CLAUDE_JSON: ClaudeParser,
+    FORMAT_OPENCODE: OpenCodeParser,
+    FORMAT_CODEX: CodexParser,
+}
+
+
+def _preamble_record(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
+    """The preamble record when the line is a complete ``sched-dispatch`` object, else None."""
+    record = decode(view, start, end)
+    if isinstance(record, dict) and record.get("type") == "sched-dispatch":
+        return record
+    return None
+
+
+# ISO 8601 times that datetime.fromisoformat reads exactly as pandas does (at most microseconds).
+_PLAIN_ISO_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})?"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+# Years whose every instant (with any UTC offset) fits pandas' nanosecond range (1677-09-21..2262-04-11).
+_NS_SAFE_YEARS = range(1678, 2262)
+
+
+def _plain_iso_ns(raw: str) -> int | None:
+    """Nanoseconds since the epoch of a plain ISO 8601 time (naive = UTC), computed without pandas;
+    None when ``raw`` is not of that plain form (the caller then asks pandas, which reads more forms)."""
+    if _PLAIN_ISO_RE.fullmatch(raw) is None:
+        return None
+    try:
+        stamp = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    if stamp.year not in _NS_SAFE_YEARS:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return (stamp - _EPOCH) // _MICROSECOND * 1000
+
+
+def _pandas_ns(raw: str) -> int | None:
+    """Nanoseconds since the epoch of any time text pandas reads (naive = UTC); None when it reads
+    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit)."""
+    try:
+        stamp = pd.Timestamp(raw)
+        if pd.isna(stamp):
+            return None
+        stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+        return int(stamp.value)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _preamble_start(out: SliceResult, raw: object) -> None:
+    """Set ``slice_start_ns`` from the preamble ``ts`` (naive times are taken as UTC), else record the
+    unusable value as ``preamble_problem``."""
+    if isinstance(raw, str) and raw.strip():
+        ns = _plain_iso_ns(raw)
+        if ns is None:
+            ns = _pandas_ns(raw)
+        if ns is not None:
+            out.slice_start_ns = ns
+            return
+    out.preamble_problem = render_value("<missing>" if raw is None else raw)
+
+
+class _OpenSlice:
+    """A slice being read: its preamble facts, its format parser and its problems."""
+
+    def __init__(
+        self,
+        data: bytes,
+        view: memoryview,
+        *,
+        start: int,
+        content_start: int,
+        line: int,
+        base_offset: int,
+        index: int,
+        preamble: dict[str, Any] | None,
+    ) -> None:
+        self.start = start
+        self.out = SliceResult(index=index, offset=base_offset + start, line=line, bytes=0)
+        self.problems = Problems()
+        self.last_line = line
+        self.cmd: list[str] | None = None
+        if preamble is not None:
+            self.cmd = _cmd_list(preamble.get("cmd"))
+            self.out.cmd = " ".join(self.cmd) if self.cmd else None
+            _preamble_start(self.out, preamble.get("ts"))
+        log_format = (_format_from_cmd(self.cmd) if self.cmd else None) or _sniff_format(
+            data, view, content_start
+        )
+        self.out.log_format = log_format
+        self.out.agent_cli = (_cmd_basename(self.cmd) if self.cmd else None) or _CLI_OF_FORMAT.get(log_format)
+        parser_class = _PARSERS.get(log_format)
+        self.parser = parser_class(data, view, self.problems) if parser_class is not None else None
+        self.parser_feed = self.parser.feed if self.parser is not None else None
+
+    def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
+        self.last_line = line
+        if self.parser_feed is not None:
+            self.parser_feed(start, end, line, kind)
+
+    def finish(self, end: int, unterminated: bool) -> SliceResult:
+        out = self.out
+        out.bytes = end - self.start
+        if self.parser is not None:
+            self.parser.finish(out)
+        if out.models is None and self.cmd:
+            out.models = _cmd_option(self.cmd, "-m", "--model")
+        self.problems.fill(out, self.last_line, unterminated)
+        return out
+
+
+def parse_log_bytes(
+    data: bytes, *, base_offset: int = 0, base_line: int = 1, base_index: int = 0
+) -> list[SliceResult]:
+    """Parse log bytes into dispatch slices, in one pass over the lines.
+
+    ``data`` is the file content from byte ``base_offset`` on; that offset must be 0 or the start of
+    a preamble line (the incremental reader resumes at the last slice's start). Line numbers count
+    from ``base_line`` and slice indices from ``base_index``, so a resumed parse yields exactly the
+    slices a full parse would yield from that offset. Content before the first preamble forms a
+    slice only when it holds a non-blank line.
+    """
+    view = memoryview(data)
+    size = len(data)
+    slices: list[SliceResult] = []
+    current: _OpenSlice | None = None
+    feed = None
+    find = data.find
+    pos = len(UTF8_BOM) if base_offset == 0 and data.startswith(UTF8_BOM) else 0
+    line = base_line
+    while pos < size:
+        newline = find(b"\n", pos)
+        end = size if newline == -1 else newline
+        kind = line_kind(data, pos, end)
+        preamble = None
+        if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
+            preamble = _preamble_record(view, pos, end)
+        if preamble is not None:
+            if current is not None:
+                slices.append(current.finish(pos, unterminated=False))
+            current = _OpenSlice(
+                data,
+                view,
+                start=pos,
+                content_start=end + 1,
+                line=line,
+                base_offset=base_offset,
+                index=base_index + len(slices),
+                preamble=preamble,
+            )
+            feed = current.feed
+        elif feed is not None:
+            feed(pos, end, line, kind)
+        elif NON_SPACE_RE.search(data, pos, end) is not None:
+            current = _OpenSlice(
+                data,
+                view,
+                start=0,
+                content_start=pos,
+                line=base_line,
+                base_offset=base_offset,
+                index=base_index,
+                preamble=None,
+            )
+            feed = current.feed
+            feed(pos, end, line, kind)
+        pos = end + 1
+        line += 1
+    if current is not None:
+        slices.append(current.finish(size, unterminated=size > 0 and data[size - 1] != 0x0A))
+    return slices
