@@ -23,6 +23,7 @@ from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warning
 from scorecard_assets.resources import ScorecardResource
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
+from scorecard_assets.transform.window_warnings import WINDOWED_CODES, window_repo_warnings
 
 ALL_ASSETS = dg.load_assets_from_modules([ingest, transform, report])
 REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
@@ -289,6 +290,32 @@ def test_guard_blocks_a_silently_empty_snapshot_over_a_published_report(fleet_en
         assert sorted(p.name for p in report_dir.iterdir()) == ["model-scorecard.json"]
     finally:
         shutil.rmtree(report_dir)
+
+
+def test_window_recount_over_every_run_equals_the_snapshot_aggregates(fleet_env: dict) -> None:
+    run_table = _load(fleet_env, "run_table")
+    snapshot = {
+        (w.code, w.repo, w.message)
+        for w in lineage_warnings(run_table)
+        if w.issue is None and w.code in WINDOWED_CODES
+    }
+    recount = {(w.code, w.repo, w.message) for w in window_repo_warnings(run_table.frame)}
+    assert len(snapshot) >= 5 and recount == snapshot
+
+
+def test_the_latest_report_states_repo_aggregates_for_its_own_runs(fleet_env: dict) -> None:
+    assert _report(fleet_env, LATEST).success
+    w = window_for_partition(LATEST, days=30, mode="runs")
+    sidecar = json.loads((fleet_env["out"] / w.window_end_date / "model-scorecard.json").read_text())
+    frame = _load(fleet_env, "run_table").frame
+    runs = frame[(frame["started_at"] >= w.start) & (frame["started_at"] < w.end)]
+    for record in sidecar["warningRecords"]:
+        if record["code"] == "classifier_only_runs":
+            mine = runs[runs["repo"] == record["repo"]]
+            assert record["values"]["runs"] == len(mine)
+            assert record["values"]["classifier_only_runs"] == int(mine["classifier_only"].sum())
+        if record["code"] == "moving_tag":  # only tags this window's runs use
+            assert (runs["model"] == record["values"]["model"]).sum() == record["values"]["runs"] > 0
 
 
 class _StaticIO(dg.IOManager):

@@ -23,6 +23,7 @@ from ..resources import ScorecardResource
 from ..scoring.scorecard import build_scorecard, scorecard_frames, window_issue_rows
 from ..scoring.windows import Window, previous_window, select_runs, window_for_partition
 from ..transform.cycles import score_window
+from ..transform.window_warnings import for_window, in_report_order
 
 GROUP = "report"
 GUARD_HINT = (
@@ -66,8 +67,9 @@ def model_scorecard(
     cfg = scorecard.load()
     w = _window(context, scorecard)
     runs = select_runs(run_table.frame, w)
-    in_window = window_warnings(lineage_warnings(run_table), _issue_keys(runs))
-    applicable = relative_to(in_window, _config_dir(cfg))
+    # repo-wide aggregates recounted over this window's runs, then only what concerns the window
+    in_window = window_warnings(for_window(lineage_warnings(run_table), runs), _issue_keys(runs))
+    applicable = in_report_order(relative_to(in_window, _config_dir(cfg)), [r.name for r in cfg.repos])
     sidecar = build_scorecard(
         run_table.frame, w, generated_at=now_iso(), warnings=[warning_line(x) for x in applicable]
     )

@@ -448,7 +448,9 @@ def _routing_pairs(buckets: Iterable[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _model_warnings(frame: pd.DataFrame) -> list[DataWarning]:
+def model_warnings(frame: pd.DataFrame) -> list[DataWarning]:
+    """c7 (runs without model=), c8 (one model under two keys) and c9 (-latest tags) per repo of
+    ``frame`` (run-table rows: the whole snapshot, or one window's runs)."""
     out: list[DataWarning] = []
     work = frame[~frame["classifier_only"]]
     for repo, group in work.groupby("repo", sort=False):
@@ -495,7 +497,8 @@ def _model_warnings(frame: pd.DataFrame) -> list[DataWarning]:
     return out
 
 
-def _tier_warnings(frame: pd.DataFrame) -> list[DataWarning]:
+def tier_warnings(frame: pd.DataFrame) -> list[DataWarning]:
+    """Per repo of ``frame``: runs with neither a work-dispatch tier nor a runs.jsonl tier."""
     unknown = frame[~frame["classifier_only"] & frame["tier"].isna() & frame["tele_tier"].isna()]
     out: list[DataWarning] = []
     for repo, k in unknown.groupby("repo", sort=False).size().items():
@@ -565,7 +568,7 @@ def build_run_table(
         frame = pd.DataFrame(data)
     else:
         frame = empty_frame(RUN_TABLE)
-    warnings = _model_warnings(frame) + tele_warnings + _tier_warnings(frame) + log_warnings
+    warnings = model_warnings(frame) + tele_warnings + tier_warnings(frame) + log_warnings
     return TableResult(
         frame=frame,
         warnings=collapse_warnings(warnings),

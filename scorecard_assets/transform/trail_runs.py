@@ -392,7 +392,37 @@ def _ac_clamp_warning(issue: _Issue, run_id: str, met: int, total: int) -> DataW
 
 def _repo_warnings(repo: str, w: _Warnings) -> list[DataWarning]:
     """Per-repo aggregates, after the repo's per-trail warnings (scorecard.md section 11 order)."""
-    out = list(w.per_trail)
+    return [*w.per_trail, *_phase_skew_warnings(repo, w), *_coverage_warnings(repo, w)]
+
+
+def _aggregates_of(runs: pd.DataFrame) -> _Warnings:
+    """The counts behind the per-repo aggregate warnings, recounted from rows of one repo."""
+    w = _Warnings()
+    for milestones in runs["milestones"]:
+        for m in milestones if isinstance(milestones, list | tuple) else ():
+            seconds = m.get("seconds") if isinstance(m, dict) else None
+            if seconds is not None and seconds < 0:
+                w.negative_by_phase[m["phase"]] = w.negative_by_phase.get(m["phase"], 0) + 1
+    classifier_only = runs["classifier_only"].astype(bool)
+    w.runs = len(runs)
+    w.classifier_only = int(classifier_only.sum())
+    w.cycle_runs = w.runs - w.classifier_only
+    w.cycle_unclassified = int((~classifier_only & runs["risk_class"].isna()).sum())
+    return w
+
+
+def phase_skew_warnings(runs: pd.DataFrame, repo: str) -> list[DataWarning]:
+    """c6 over ``runs`` (rows of one repo, e.g. a window's selection): phases with negative spans."""
+    return _phase_skew_warnings(repo, _aggregates_of(runs))
+
+
+def coverage_warnings(runs: pd.DataFrame, repo: str) -> list[DataWarning]:
+    """c10 and c11 over ``runs`` (rows of one repo): classifier-only runs, risk-class coverage."""
+    return _coverage_warnings(repo, _aggregates_of(runs))
+
+
+def _phase_skew_warnings(repo: str, w: _Warnings) -> list[DataWarning]:
+    out: list[DataWarning] = []
     for phase, k in w.negative_by_phase.items():
         shown = _phase_mark(phase)
         out.append(
@@ -406,6 +436,11 @@ def _repo_warnings(repo: str, w: _Warnings) -> list[DataWarning]:
                 count=1,
             )
         )
+    return out
+
+
+def _coverage_warnings(repo: str, w: _Warnings) -> list[DataWarning]:
+    out: list[DataWarning] = []
     if w.classifier_only:
         out.append(
             DataWarning(

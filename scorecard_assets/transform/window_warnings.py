@@ -1,0 +1,91 @@
+"""The repo-wide data warnings of one window, and the order a report lists warnings in.
+
+``trail_runs`` and ``run_table`` state each repo's aggregates over the whole snapshot (every run
+read so far): phases with negative spans (c6), runs without ``model=`` (c7), one model under two
+keys (c8), ``-latest`` tags (c9), classifier-only runs (c10), risk-class coverage (c11) and runs
+without a tier. That is right for those assets' checks, but a window's report must state them for
+its own runs: a ``-latest`` tag last used two months ago is not a problem of this week's report.
+:func:`for_window` recounts them over the runs a window selected; :func:`in_report_order` puts a
+report's warnings in the reference's order (scorecard.md section 11): the ``runs.jsonl`` warning
+(a) first, then per repo its per-trail warnings (c1-c5, in trail order), phase skew (c6), model
+warnings (c7-c9), classifier-only (c10), risk coverage (c11), agent logs (d) and events (e), then
+ours.
+
+Pure module: no Dagster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ..records import WARNING_CODES, DataWarning
+from .join import model_warnings, tier_warnings
+from .trail_runs import coverage_warnings, phase_skew_warnings
+
+# The snapshot-wide repo aggregates that :func:`for_window` recounts per window.
+WINDOWED_CODES = frozenset(
+    {
+        "phase_negative_samples",
+        "model_missing",
+        "model_routing_prefix",
+        "moving_tag",
+        "classifier_only_runs",
+        "risk_unclassified",
+        "tier_unknown",
+    }
+)
+_PER_TRAIL = frozenset({"c1", "c2", "c3", "c4", "c5"})
+
+
+def window_repo_warnings(selected_runs: pd.DataFrame) -> list[DataWarning]:
+    """The :data:`WINDOWED_CODES` warnings recounted over ``selected_runs`` (run-table rows), per
+    repo in order of first appearance."""
+    out: list[DataWarning] = []
+    for repo, runs in selected_runs.groupby("repo", sort=False):
+        name = str(repo)
+        out += phase_skew_warnings(runs, name)
+        out += model_warnings(runs)
+        out += coverage_warnings(runs, name)
+        out += tier_warnings(runs)
+    return out
+
+
+def for_window(warnings: Iterable[DataWarning], selected_runs: pd.DataFrame) -> list[DataWarning]:
+    """``warnings`` with their snapshot-wide repo aggregates replaced by the window's own."""
+    kept = [w for w in warnings if not (w.issue is None and w.code in WINDOWED_CODES)]
+    return kept + window_repo_warnings(selected_runs)
+
+
+def _rank(code: str) -> int:
+    """Position of a code inside a repo's block: per-trail c1-c5 share one rank (their trail order
+    is kept), then c6 … c11, d, e, f, then ours."""
+    ref = WARNING_CODES[code].reference if code in WARNING_CODES else ""
+    if ref in _PER_TRAIL:
+        return 10
+    if ref.startswith("c") and ref[1:].isdigit():
+        return 10 + int(ref[1:])
+    return {"d": 30, "e": 31, "f": 32}.get(ref, 40)
+
+
+def in_report_order(warnings: Iterable[DataWarning], repos: Iterable[str] = ()) -> list[DataWarning]:
+    """``warnings`` in the reference's report order (module doc); ties keep their given order.
+
+    ``repos`` is the configured repo order; a repo not in it follows, in order of appearance. Warnings
+    about no repo (hosts, source files) come after every repo's block.
+    """
+    listed = list(warnings)
+    order = {name: i for i, name in enumerate(repos)}
+    for w in listed:
+        if w.repo is not None and w.repo not in order:
+            order[w.repo] = len(order)
+
+    def key(w: DataWarning) -> tuple[int, int, int]:
+        if WARNING_CODES.get(w.code) is not None and WARNING_CODES[w.code].reference in ("a", "b"):
+            return (0, 0, 0)
+        if w.repo is None:
+            return (2, 0, _rank(w.code))
+        return (1, order[w.repo], _rank(w.code))
+
+    return sorted(listed, key=key)
