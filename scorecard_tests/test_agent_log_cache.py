@@ -468,7 +468,7 @@ def test_a_cache_of_the_previous_version_is_ignored_and_removed(fleet) -> None:
     cfg, folder, state = fleet
     (folder / "issue-1.log").write_bytes(claude_slice(1, 1.0))
     state.mkdir()
-    old_name = f"agent-logs.v{CACHE_VERSION - 1}.json"
+    old_name = "agent-logs.v1.json"
     assert old_name in OLDER_FILE_NAMES
     old_entry = {"dev": 1, "inode": 2, "size": 3, "slices": [{"cost_usd": 9.0}]}
     (state / old_name).write_bytes(
@@ -479,6 +479,19 @@ def test_a_cache_of_the_previous_version_is_ignored_and_removed(fleet) -> None:
     assert old_name in result.extra["cache_problem"]
     assert sorted(p.name for p in state.iterdir()) == [CACHE_FILE_NAME]
     assert read_agent_logs(cfg, state).extra["cache_problem"] is None
+
+
+def test_a_columnar_cache_of_the_previous_version_is_not_served(fleet) -> None:
+    cfg, folder, state = fleet
+    (folder / "issue-1.log").write_bytes(claude_slice(1, 1.0))
+    read_agent_logs(cfg, state)
+    current = state / CACHE_FILE_NAME
+    previous = state / f"agent-logs.v{CACHE_VERSION - 1}.cache"
+    assert previous.name in OLDER_FILE_NAMES
+    current.rename(previous)  # a cache left by the previous release, slices parsed the old way
+    result = read_agent_logs(cfg, state)
+    assert result.extra["reads"]["full"] == 1  # parsed again, not served from the old file
+    assert sorted(p.name for p in state.iterdir()) == [CACHE_FILE_NAME]
 
 
 def test_unusable_cache_directory_does_not_stop_the_read(fleet) -> None:

@@ -919,6 +919,22 @@ def test_codex_turns_edits_failures_aborts_and_verify() -> None:
     assert s.models == "o4-mini"
 
 
+def test_codex_turns_begin_with_turn_started_so_a_failed_last_turn_still_counts() -> None:
+    records = [
+        {"type": "turn.started"},
+        {"type": "turn.completed", "usage": {"input_tokens": 10, "output_tokens": 1}},
+        {"type": "turn.started"},
+        codex_item("f1", "file_change", "completed", changes=[{"path": "a", "kind": "update"}]),
+        {"type": "turn.failed", "error": {"message": "stream disconnected"}},
+        {"type": "error", "message": "usage limit reached"},
+    ]
+    s = one(log(preamble(cmd=CODEX_CMD), *records))
+    assert s.assistant_turns == 2  # the failed turn was a turn: the run stays judged (a > 0)
+    assert s.edit_calls == 1 and s.output_tokens == 1
+    only_failed = one(log(preamble(cmd=CODEX_CMD), records[2], records[3], records[4]))
+    assert only_failed.assistant_turns == 1 and only_failed.edit_calls == 1
+
+
 def test_codex_cached_above_input_is_rejected() -> None:
     record = {
         "type": "turn.completed",

@@ -16,12 +16,18 @@ _CODEX_ABORT_STATUSES = frozenset({"declined", "cancelled", "canceled", "aborted
 
 
 class CodexParser(FormatParser):
-    """Codex thread events (sources.md §5.7): usage per ``turn.completed``, tools per item."""
+    """Codex thread events (sources.md §5.7): usage per ``turn.completed``, tools per item.
+
+    An assistant turn begins with ``turn.started``; a turn that ends in ``turn.failed`` (or a log
+    cut short) still counts, so a dispatch whose last turn failed after editing files keeps its
+    turns. Logs that carry only ``turn.completed`` lines are counted by those.
+    """
 
     def __init__(self, data: bytes, view: memoryview, problems: Problems) -> None:
         super().__init__(data, view, problems)
         self.sums = Sums(problems)
-        self.turns = 0
+        self.turns_started = 0
+        self.turns_completed = 0
         self.calls: dict[object, ToolCall] = {}
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
@@ -29,8 +35,10 @@ class CodexParser(FormatParser):
         if record is None:
             return
         event = record.get("type")
-        if event == "turn.completed":
-            self.turns += 1
+        if event == "turn.started":
+            self.turns_started += 1
+        elif event == "turn.completed":
+            self.turns_completed += 1
             self._usage(line, record.get("usage"))
         elif event in ("item.started", "item.updated", "item.completed"):
             item = record.get("item")
@@ -77,5 +85,5 @@ class CodexParser(FormatParser):
     def finish(self, out: SliceResult) -> None:
         self.sums.fill_tokens(out)
         out.cache_creation_tokens = NAN
-        out.assistant_turns = self.turns
+        out.assistant_turns = max(self.turns_started, self.turns_completed)
         tally_tools(self.calls, out)
