@@ -111,7 +111,9 @@ AGENT_LOG_USAGE: Contract = {
     "edit_errors": ("int", "failed edit calls that were not aborts"),
     "aborted_tool_calls": ("int", "tool calls stopped by a human (abort/interrupt/cancel/rejected)"),
     "verify_after_last_edit": ("boolean", "a verify command ran after the last edit; NA when no edits"),
+    "verify_calls": ("int", "verify commands (tests, lint, build) run in the slice"),
     "latency_median_s": ("float", "upper-middle median of step latencies in seconds; NaN when unknown"),
+    "step_latencies_ms": ("object", "the slice's step latencies in ms, in order (empty when unknown)"),
     "bytes": ("int", "bytes of the slice"),
 }
 
@@ -212,8 +214,15 @@ RUN_TABLE_EXTRA: Contract = {
     "edit_calls": ("Int", ""),
     "edit_errors": ("Int", ""),
     "aborted_tool_calls": ("Int", ""),
-    "verify_after_last_edit": ("boolean", "of the run's last slice with edits; NA when unknown"),
-    "latency_median_s": ("float", "median of the slices' step latencies; NaN when unknown"),
+    "verify_after_last_edit": (
+        "boolean",
+        "a verify ran after the run's last edit: in the last slice with edits, or in any later slice; "
+        "NA when no slice has edits",
+    ),
+    "latency_median_s": (
+        "float",
+        "upper-middle median (sorted[n // 2]) of all the run's step latencies, in seconds; NaN when unknown",
+    ),
     "hversion": ("str", "agent CLI version from the log, or NA"),
 }
 

@@ -544,6 +544,7 @@ def test_verify_after_last_edit(order: tuple[str, ...], expected: bool | None) -
 def test_verify_and_edit_in_one_message_follow_item_order() -> None:
     msg = assistant(tool_use("e", "Edit", file_path="a"), tool_use("v", "Bash", command="pytest"), msg_id="m")
     assert one(log(preamble(), msg)).verify_after_last_edit is True
+    assert one(log(preamble(), msg)).verify_calls == 1
     msg = assistant(tool_use("v", "Bash", command="pytest"), tool_use("e", "Edit", file_path="a"), msg_id="m")
     assert one(log(preamble(), msg)).verify_after_last_edit is False
 
@@ -582,6 +583,7 @@ def test_claude_records_with_timestamps_give_latency_and_end_time() -> None:
     s = one(data)
     # step latencies 2 s, 1 s, 4 s -> sorted [1, 2, 4] -> sorted[3 // 2] = 2 s
     assert s.latency_median_s == 2.0
+    assert s.step_latencies_ms == [2000, 1000, 4000]  # kept, so a run can pool its slices' steps
     assert s.slice_end_ns == (t0 + 14_000) * 1_000_000
     assert s.assistant_turns == 3
 
@@ -793,6 +795,7 @@ def test_opencode_sums_steps_and_takes_the_upper_middle_latency() -> None:
     assert s.assistant_turns == 5
     # valid latencies 1, 4, 2, 3 s -> sorted [1, 2, 3, 4] -> sorted[4 // 2] = 3
     assert s.latency_median_s == 3.0
+    assert s.step_latencies_ms == [1000, 4000, 2000, 3000]
     assert s.slice_end_ns == (t0 + 800_000) * 1_000_000
 
 
@@ -915,7 +918,7 @@ def test_codex_turns_edits_failures_aborts_and_verify() -> None:
     assert s.edit_calls == 2  # f1 failed, f2 completed; f3 never finished
     assert s.edit_errors == 1
     assert s.aborted_tool_calls == 1
-    assert s.verify_after_last_edit is True
+    assert s.verify_after_last_edit is True and s.verify_calls == 1  # cargo test
     assert s.models == "o4-mini"
 
 

@@ -98,8 +98,10 @@ def slices(*rows: dict[str, object]) -> pd.DataFrame:
         "edit_calls": 0,
         "edit_errors": 0,
         "aborted_tool_calls": 0,
+        "verify_calls": 0,
         "bytes": 100,
     }
+    rows = tuple({"step_latencies_ms": [], **r} for r in rows)
     return typed(list(rows), AGENT_LOG_USAGE, defaults)
 
 
@@ -613,7 +615,9 @@ def test_log_quality_fields() -> None:
             "edit_calls": 2,
             "edit_errors": 1,
             "verify_after_last_edit": True,
-            "latency_median_s": 2.0,
+            "verify_calls": 1,
+            "latency_median_s": 1.0,
+            "step_latencies_ms": [1000, 1000, 1000, 1000],
             "hversion": "1.0.0",
         },
         {
@@ -623,6 +627,7 @@ def test_log_quality_fields() -> None:
             "edit_calls": 1,
             "verify_after_last_edit": False,
             "latency_median_s": 4.0,
+            "step_latencies_ms": [4000],
             "aborted_tool_calls": 1,
         },
         {
@@ -631,14 +636,25 @@ def test_log_quality_fields() -> None:
             "slice_start": "2026-09-01T10:40:00Z",
             "edit_calls": 0,
             "latency_median_s": 9.0,
+            "step_latencies_ms": [9000],
             "hversion": "1.2.0",
         },
     )
     row = table(delivered_trail(), logs=logs)[0].iloc[0]
     assert (row["edit_calls"], row["edit_errors"], row["aborted_tool_calls"]) == (3, 1, 1)
     assert not pd.isna(row["verify_after_last_edit"]) and not bool(row["verify_after_last_edit"])
-    assert row["latency_median_s"] == 4.0
+    # the upper median of all six steps (sorted[3] = 1 s), not the median of the slices' medians (4 s)
+    assert row["latency_median_s"] == 1.0
     assert row["hversion"] == "1.2.0"
+    # a later dispatch that only re-ran the tests verifies the run's last edit
+    logs.loc[2, "verify_calls"] = 1
+    row = table(delivered_trail(), logs=logs)[0].iloc[0]
+    assert bool(row["verify_after_last_edit"])
+    # a verify before the last edit does not
+    logs.loc[2, "verify_calls"] = 0
+    logs.loc[0, "verify_calls"] = 3
+    row = table(delivered_trail(), logs=logs)[0].iloc[0]
+    assert not bool(row["verify_after_last_edit"])
 
 
 def test_run_without_slices_has_no_log_fields() -> None:

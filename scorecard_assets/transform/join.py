@@ -233,13 +233,40 @@ def _slice_order(slices: pd.DataFrame) -> pd.DataFrame:
 
 
 def _last_verify(slices: pd.DataFrame, n: int) -> pd.Series:
-    """verify_after_last_edit of each run's last slice with edits (kept NA when that slice's is NA)."""
-    with_edits = slices[slices["edit_calls"].fillna(0).astype("int64") > 0]
-    last = with_edits.drop_duplicates("_run", keep="last")
+    """Per run (``slices`` in run and time order): whether a verify ran after its last edit. That is
+    the flag of its last slice with edits, made true by a verify in any later slice of the run (a
+    redispatch that only re-ran the tests); NA when no slice has edits or that flag is NA."""
     out = pd.Series(pd.array([pd.NA] * n, dtype="boolean"))
-    if len(last):
-        out.iloc[last["_run"].to_numpy()] = last["verify_after_last_edit"].astype("boolean").to_numpy()
+    if not len(slices):
+        return out
+    runs = slices["_run"].to_numpy()
+    edits = slices["edit_calls"].fillna(0).astype("int64").to_numpy() > 0
+    verifies = slices["verify_calls"].fillna(0).astype("int64").to_numpy() > 0
+    flags = slices["verify_after_last_edit"].astype("boolean")
+    last_edit: dict[int, int] = {}
+    for i in np.flatnonzero(edits):
+        last_edit[int(runs[i])] = int(i)
+    verified_later: set[int] = set()
+    for i in np.flatnonzero(verifies):
+        run = int(runs[i])
+        if run in last_edit and i > last_edit[run]:
+            verified_later.add(run)
+    for run, i in last_edit.items():
+        out.iloc[run] = True if run in verified_later else flags.iloc[i]
     return out
+
+
+def _step_latency_medians(slices: pd.DataFrame, n: int) -> pd.Series:
+    """Per run: the upper-middle median (``sorted[len // 2]``, as Pragmatikos) of every step latency
+    of all its slices, in seconds; NaN when none is known. Not a median of the slices' medians."""
+    pooled: dict[int, list[int]] = {}
+    for run, latencies in zip(slices["_run"].tolist(), slices["step_latencies_ms"].tolist(), strict=True):
+        if isinstance(latencies, list | tuple) and len(latencies):
+            pooled.setdefault(int(run), []).extend(latencies)
+    out = np.full(n, np.nan)
+    for run, values in pooled.items():
+        out[run] = sorted(values)[len(values) // 2] / 1000.0
+    return pd.Series(out, dtype="float64")
 
 
 def _last_text(slices: pd.DataFrame, col: str, n: int) -> pd.Series:
@@ -286,8 +313,7 @@ def _log_columns(
         out[col] = counter_sums[col].astype("Int64").reset_index(drop=True)
     ordered = _slice_order(slices)
     out["verify_after_last_edit"] = _last_verify(ordered, n)
-    latency = slices["latency_median_s"].astype("float64").groupby(slices["_run"].to_numpy()).median()
-    out["latency_median_s"] = latency.reindex(_positions(n)).astype("float64").reset_index(drop=True)
+    out["latency_median_s"] = _step_latency_medians(slices, n)
     out["hversion"] = _last_text(ordered, "hversion", n)
     counted = values["_estimated"].to_numpy()
     run_repos = runs["repo"].astype("str").to_numpy()[slices["_run"].to_numpy()[counted]]

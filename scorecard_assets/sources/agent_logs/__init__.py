@@ -23,12 +23,16 @@ Counting rules (one slice):
   ``result.model``; ``<synthetic>`` ignored); the command's ``-m``/``--model`` only when the log
   names none (always the case for opencode and Codex). Raw values: sanitising happens at render.
 - ``assistant_turns``: Claude top-level assistant messages (sub-agent messages excluded), opencode
-  ``step_finish`` events, Codex ``turn.completed`` events. ``tool_calls`` include sub-agents'.
+  ``step_finish`` events, Codex turns (``turn.started``, else ``turn.completed`` when a log has no
+  start lines). ``tool_calls`` include sub-agents'.
 - failed tool calls (Claude ``is_error: true``, opencode status ``error``, Codex ``failed`` or
   ``declined``) are classified by ``tooling.classify_tool_error``: migration artefacts are ignored,
   aborts count in ``aborted_tool_calls``, other failures of edit tools in ``edit_errors``.
 - ``verify_after_last_edit``: a verify command was issued after the last edit call (line order,
-  then item order within a message); NA without edit calls.
+  then item order within a message); NA without edit calls. ``verify_calls`` counts the verify
+  commands, so that a later slice of the same run can verify an earlier slice's edits.
+- ``step_latencies_ms``: every valid step latency (0 < latency ≤ 600 s), kept so that a run's
+  median pools the steps of all its slices; ``latency_median_s`` is the slice's own upper median.
 
 Speed: Claude stream-json logs are dominated by large ``tool_result`` outputs that carry nothing we
 need. The file is walked once, line by line with ``bytes.find`` (memchr speed); a line's record type

@@ -106,6 +106,7 @@ class ClaudeParser(FormatParser):
         self.aborted = 0
         self.last_edit: tuple[int, int, int] | None = None
         self.last_verify: tuple[int, int, int] | None = None
+        self.verify_calls = 0
         self.first_line = True
         self.timed = False
         self.last_ts: float | None = None
@@ -236,6 +237,7 @@ class ClaudeParser(FormatParser):
             tool_input = item.get("input")
             command = tool_input.get("command") if isinstance(tool_input, dict) else None
             if is_verify_command(command):
+                self.verify_calls += 1
                 self.last_verify = pos if self.last_verify is None else max(self.last_verify, pos)
 
     def _user(self, record: dict[str, Any]) -> None:
@@ -319,7 +321,9 @@ class ClaudeParser(FormatParser):
         out.edit_errors = self.edit_errors
         out.aborted_tool_calls = self.aborted
         out.verify_after_last_edit = verify_after_edit(self.edit_calls, self.last_edit, self.last_verify)
+        out.verify_calls = self.verify_calls
         out.hversion = self.hversion
         out.models = _join_models(self.models)
         out.latency_median_s = upper_median(self.latencies)
+        out.step_latencies_ms = [round(s * 1000.0) for s in self.latencies]
         out.slice_end_ns = None if self.last_ts is None else int(self.last_ts) * 1_000_000

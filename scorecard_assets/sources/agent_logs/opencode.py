@@ -103,5 +103,6 @@ class OpenCodeParser(FormatParser):
         out.cost_kind = None if math.isnan(out.cost_usd) else "step_finish"
         out.assistant_turns = self.steps
         out.latency_median_s = upper_median(self.latencies)
+        out.step_latencies_ms = [round(s * 1000.0) for s in self.latencies]
         out.slice_end_ns = None if self.last_ts is None else int(self.last_ts) * 1_000_000
         tally_tools(self.calls, out)

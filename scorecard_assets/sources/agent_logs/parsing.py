@@ -234,6 +234,7 @@ def tally_tools(calls: dict[object, ToolCall], out: SliceResult) -> None:
             if kind == "error":
                 out.edit_errors += 1
         if call.tool in SHELL_TOOLS and is_verify_command(call.command):
+            out.verify_calls += 1
             last_verify = call.line if last_verify is None else max(last_verify, call.line)
     out.verify_after_last_edit = verify_after_edit(out.edit_calls, last_edit, last_verify)
 

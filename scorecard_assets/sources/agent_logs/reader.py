@@ -321,6 +321,8 @@ def _frame(files: list[_FileRead], table: SliceTable) -> pd.DataFrame:
             columns[name] = values
         elif kind == "boolean":
             columns[name] = pd.arrays.BooleanArray(values == 1, values == -1)
+        elif kind == "object":
+            columns[name] = values
         else:
             columns[name] = _utc_times(values)
     return pd.DataFrame(columns, copy=True)

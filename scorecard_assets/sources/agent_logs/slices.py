@@ -74,7 +74,9 @@ class SliceResult:
     edit_errors: int = 0
     aborted_tool_calls: int = 0
     verify_after_last_edit: bool | None = None
+    verify_calls: int = 0
     latency_median_s: float = NAN
+    step_latencies_ms: list[int] = field(default_factory=list)
     malformed: int = 0
     malformed_lines: list[int] = field(default_factory=list)
     truncated_tail: bool = False
