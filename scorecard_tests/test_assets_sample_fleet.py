@@ -219,6 +219,30 @@ def test_backfill_of_past_weeks_gives_deltas_matching_separately_computed_window
     assert latest >= window_for_partition(weeks[-1], days=30, mode="runs").window_end_date
 
 
+def _report_on(
+    fleet_env: dict, run_table: TableResult, key: str
+) -> tuple[dg.ExecuteInProcessResult, dg.AssetCheckEvaluation]:
+    """Materialize the report assets of week ``key`` over ``run_table`` (the real cycles), and
+    return the result with its guard evaluation."""
+    with dg.instance_for_test() as instance:
+        res = dg.materialize(
+            [
+                dg.AssetSpec("run_table"),
+                dg.AssetSpec("cycles"),
+                *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
+            ],
+            instance=instance,
+            resources={
+                **fleet_env["resources"],
+                "io_manager": _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")}),
+            },
+            partition_key=key,
+            raise_on_error=False,
+        )
+    guard = next(e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty")
+    return res, guard
+
+
 def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp_path: Path) -> None:
     # A snapshot whose runs all ended before the window: the window is empty, the previous is not.
     full = _load(fleet_env, "run_table")
@@ -230,23 +254,8 @@ def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp
     previous_latest = (
         (out / "latest" / "model-scorecard.md").read_text() if (out / "latest").exists() else None
     )
-    with dg.instance_for_test() as instance:
-        res = dg.materialize(
-            [
-                dg.AssetSpec("run_table"),
-                dg.AssetSpec("cycles"),
-                *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
-            ],
-            instance=instance,
-            resources={
-                **fleet_env["resources"],
-                "io_manager": _StaticIO({"run_table": emptied, "cycles": _load(fleet_env, "cycles")}),
-            },
-            partition_key=key,
-            raise_on_error=False,
-        )
+    res, guard = _report_on(fleet_env, emptied, key)
     assert not res.success
-    guard = next(e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty")
     assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
     assert "previous window" in (guard.description or "")
     assert not (out / "2026-11-29").exists()
@@ -265,25 +274,8 @@ def test_guard_blocks_a_silently_empty_snapshot_over_a_published_report(fleet_en
     try:
         sidecar = report_dir / "model-scorecard.json"
         sidecar.write_text('{"grandTotal": {"n": 41}}', encoding="utf-8")
-        with dg.instance_for_test() as instance:
-            res = dg.materialize(
-                [
-                    dg.AssetSpec("run_table"),
-                    dg.AssetSpec("cycles"),
-                    *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
-                ],
-                instance=instance,
-                resources={
-                    **fleet_env["resources"],
-                    "io_manager": _StaticIO({"run_table": emptied, "cycles": _load(fleet_env, "cycles")}),
-                },
-                partition_key=key,
-                raise_on_error=False,
-            )
+        res, guard = _report_on(fleet_env, emptied, key)
         assert not res.success
-        guard = next(
-            e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty"
-        )
         assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
         assert "already published for it had 41" in (guard.description or "")
         assert sidecar.read_text(encoding="utf-8") == '{"grandTotal": {"n": 41}}'
