@@ -9,7 +9,7 @@ ROOT := $(abspath .)
 # The instance lives in the repo (dagster.yaml here); state and reports in gitignored folders.
 export DAGSTER_HOME := $(ROOT)
 export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
-export SCORECARD_OUTPUT_DIR ?= $(ROOT)/reports
+# Reports go to the config's output_dir (the sample's: this checkout's reports/), or $SCORECARD_OUTPUT_DIR.
 # numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
 export OPENBLAS_NUM_THREADS ?= 1
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import dagster as dg
 
 from .config import ConfigError, load_config
+from .dotenv_file import load_dotenv_of_cwd
 from .scoring.windows import latest_complete_partition, window_for_partition
 
 
@@ -33,9 +34,8 @@ def _default_partition() -> str:
 
 
 def _weeks(start: str, end: str) -> list[str]:
-    a, b = date.fromisoformat(start), date.fromisoformat(end)
-    if a.weekday() != 0 or b.weekday() != 0:
-        raise SystemExit("backfill: --from and --to must be Mondays (partition keys), e.g. 2026-10-05")
+    a = date.fromisoformat(_checked_week(start, "backfill --from"))
+    b = date.fromisoformat(_checked_week(end, "backfill --to"))
     out = []
     while a <= b:
         out.append(a.isoformat())
@@ -73,7 +73,7 @@ def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> boo
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    partition = args.partition or _default_partition()
+    partition = _checked_week(args.partition, "--partition") if args.partition else _default_partition()
     ok = _execute("weekly_scorecard_job", partition, _instance())
     out = _report_dir(partition)
     if ok and out.is_dir():
@@ -105,7 +105,27 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _checked_week(key: str, flag: str) -> str:
+    """``key`` when it is a week of the partitions (a Monday from the first partition on), else a
+    clear exit naming ``flag`` and the expected form."""
+    from .partitions import weekly_partitions
+
+    try:
+        day = date.fromisoformat(key)
+    except ValueError:
+        message = f"{flag}: {key!r} is not a date; expected a Monday as YYYY-MM-DD, e.g. 2026-10-05"
+        raise SystemExit(message) from None
+    if day.weekday() != 0:
+        monday = day - timedelta(days=day.weekday())
+        raise SystemExit(f"{flag}: {key} is a {day:%A}; weeks are keyed by their Monday ({monday})")
+    first = weekly_partitions.get_first_partition_key()
+    if first is not None and key < first:
+        raise SystemExit(f"{flag}: {key} is before the first week {first} (SCORECARD_PARTITIONS_START)")
+    return key
+
+
 def main(argv: list[str] | None = None) -> int:
+    load_dotenv_of_cwd()  # GITHUB_TOKEN and friends, as the dagster command reads them
     parser = argparse.ArgumentParser(prog="python -m scorecard_assets.cli", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialize the whole graph for one week and print the report paths")

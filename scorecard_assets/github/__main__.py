@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import ConfigError, load_config
+from ..dotenv_file import load_dotenv_of_cwd
 from .cache import CacheError, TrailCache, default_cache_path
 from .client import ClientSettings, MissingTokenError, make_github, resolve_token
 from .export import ExportError, export_repo
@@ -93,6 +94,7 @@ def _sync_settings(args: argparse.Namespace) -> tuple[ClientSettings, list[str],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    load_dotenv_of_cwd()  # the token may live in ./.env, as for the dagster command
     args = _parser().parse_args(argv)
     try:
         return _export(args) if args.command == "export" else _sync(args)
