@@ -10,6 +10,7 @@ import pytest
 
 from scorecard_assets import cli
 from scorecard_assets.dotenv_file import load_dotenv_of_cwd
+from scorecard_assets.partitions import weekly_partitions
 
 
 @pytest.mark.parametrize(
@@ -29,7 +30,11 @@ from scorecard_assets.dotenv_file import load_dotenv_of_cwd
     ],
     ids=["not-a-monday", "not-a-date", "before-the-first-week", "backfill-from", "backfill-to"],
 )
-def test_a_bad_week_key_stops_with_a_message_not_a_traceback(argv: list[str], says: str) -> None:
+def test_a_bad_week_key_stops_with_a_message_not_a_traceback(
+    argv: list[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no ./.env of the checkout is read into the test process
+    assert weekly_partitions.get_first_partition_key() == "2026-01-05"  # the default the cases assume
     with pytest.raises(SystemExit) as stop:
         cli.main(argv)
     assert says in str(stop.value.code)
