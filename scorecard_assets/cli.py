@@ -49,6 +49,16 @@ def _report_dir(partition: str) -> Path:
     return Path(cfg.output_dir) / w.window_end_date
 
 
+def _root_cause(error: object) -> str:
+    """The innermost error of a step failure (Dagster wraps user errors in "Error occurred while
+    executing op …"), as ``Type: message``."""
+    while getattr(error, "cause", None) is not None:
+        error = error.cause  # type: ignore[attr-defined]
+    kind = getattr(error, "cls_name", None)
+    message = str(getattr(error, "message", error)).strip()
+    return message if not kind or message.startswith(kind) else f"{kind}: {message}"
+
+
 def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> bool:
     from .definitions import defs
 
@@ -60,9 +70,7 @@ def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> boo
     )
     failed = [e for e in result.all_events if e.is_step_failure]
     for e in failed:
-        print(
-            f"step failed: {e.step_key}: {e.event_specific_data.error.message.strip()[:500]}", file=sys.stderr
-        )
+        print(f"step failed: {e.step_key}: {_root_cause(e.event_specific_data.error)[:500]}", file=sys.stderr)
     checks = result.get_asset_check_evaluations()
     warn = [c for c in checks if not c.passed]
     print(

@@ -34,6 +34,15 @@ DEFAULT_ROUTING_PREFIXES: list[str] = [
 ]
 
 _REPO_RE = re.compile(r"^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$")
+_DOT_SEGMENTS = frozenset({".", ".."})
+
+
+def check_repo_name(v: str) -> str:
+    """``owner/name`` as GitHub spells it; ``.`` and ``..`` segments are refused, since a repo name
+    becomes an API path and a folder of the recorded export."""
+    if not _REPO_RE.match(v) or any(part in _DOT_SEGMENTS for part in v.split("/")):
+        raise ValueError(f"expected owner/name, e.g. acme/api, got {v!r}")
+    return v
 
 
 class ConfigError(ValueError):
@@ -53,9 +62,7 @@ class RepoConfig(_Strict):
     @field_validator("name")
     @classmethod
     def _owner_name(cls, v: str) -> str:
-        if not _REPO_RE.match(v):
-            raise ValueError("expected owner/name, e.g. acme/api")
-        return v
+        return check_repo_name(v)
 
 
 class HostConfig(_Strict):
@@ -69,10 +76,10 @@ class GitHubConfig(_Strict):
     base_url: str = "https://api.github.com"
     token_env: str = Field(default="GITHUB_TOKEN", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     per_page: int = Field(default=100, ge=1, le=100)
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0, le=3600)
     max_retries: int = Field(default=6, ge=0, le=20)
-    max_retry_wait_s: float = Field(default=120.0, ge=0, description="longest single back-off wait")
-    seconds_between_requests: float = Field(default=0.0, ge=0)
+    max_retry_wait_s: float = Field(default=120.0, ge=0, le=3600, description="longest single back-off wait")
+    seconds_between_requests: float = Field(default=0.0, ge=0, le=60)
     full_refresh: bool = False
 
     @field_validator("base_url")
@@ -86,17 +93,20 @@ class GitHubConfig(_Strict):
 
 
 class WindowConfig(_Strict):
-    days: int = Field(default=30, gt=0, le=3660)
+    days: int = Field(default=30, gt=0, le=3660, strict=True)
     mode: Literal["runs", "issues"] = "runs"
+
+
+PRICE_MAX = 10_000.0  # USD per million tokens: far above any real price, and finite
 
 
 class PriceConfig(_Strict):
     """USD per million tokens, used only to estimate cost where a log has tokens but no cost."""
 
-    input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
-    cache_write: float | None = Field(default=None, ge=0)
+    input: float = Field(ge=0, le=PRICE_MAX)
+    output: float = Field(ge=0, le=PRICE_MAX)
+    cached_input: float | None = Field(default=None, ge=0, le=PRICE_MAX)
+    cache_write: float | None = Field(default=None, ge=0, le=PRICE_MAX)
 
 
 class ModelsConfig(_Strict):
@@ -230,13 +240,16 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
         missing = missing_input_paths(cfg)
         if missing:
             raise ConfigError(
-                f"scorecard config {p}: missing path(s):\n" + "\n".join(f"  - {m}" for m in missing)
+                f"scorecard config {p}: missing or unusable path(s):\n"
+                + "\n".join(f"  - {m}" for m in missing)
             )
     return cfg
 
 
 def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
     missing: list[str] = []
+    if cfg.output_dir.exists() and not cfg.output_dir.is_dir():
+        missing.append(f"output_dir: {cfg.output_dir} exists and is not a directory")
     if cfg.github.source == "recorded":
         if cfg.github.recorded_dir is None:
             missing.append("github.recorded_dir: required when github.source is recorded")

@@ -37,8 +37,15 @@ def render_value(value: object) -> str:
 _ENTITIES = {"[": "&#91;", "]": "&#93;", "<": "&lt;", ">": "&gt;"}
 
 
+# GitHub-flavoured markdown turns bare "scheme://…" and "www.…" text into live links (its autolink
+# extension); an entity for the ':' or the '.' keeps the text readable and inert.
+_SCHEME_SEP_RE = re.compile(r"://")
+_WWW_RE = re.compile(r"(?i)\b(www)\.")
+
+
 def _entities(text: str) -> str:
-    return "".join(_ENTITIES.get(ch, ch) for ch in text)
+    escaped = "".join(_ENTITIES.get(ch, ch) for ch in text)
+    return _WWW_RE.sub(r"\1&#46;", _SCHEME_SEP_RE.sub("&#58;//", escaped))
 
 
 def _cap_escaped(text: str, limit: int) -> str:

@@ -76,3 +76,17 @@ def test_the_cli_reads_the_dotenv_before_anything_else(
         assert os.environ.get("SC_TEST_DOTENV_CLI") == "1"
     finally:
         os.environ.pop("SC_TEST_DOTENV_CLI", None)
+
+
+def test_a_step_failure_is_reported_by_its_root_cause() -> None:
+    from types import SimpleNamespace
+
+    inner = SimpleNamespace(
+        cls_name="FileExistsError", message="[Errno 17] File exists: '/out'\n", cause=None
+    )
+    wrapper = SimpleNamespace(
+        cls_name="DagsterExecutionStepExecutionError", message="Error occurred", cause=inner
+    )
+    assert cli._root_cause(wrapper) == "FileExistsError: [Errno 17] File exists: '/out'"
+    already = SimpleNamespace(cls_name="ValueError", message="ValueError: bad", cause=None)
+    assert cli._root_cause(already) == "ValueError: bad"

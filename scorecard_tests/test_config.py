@@ -149,3 +149,42 @@ def test_config_path_comes_from_the_environment(tmp_path: Path, monkeypatch) -> 
 def test_aliases_are_normalised_to_lower_case(tmp_path: Path) -> None:
     cfg = load_config(_write(tmp_path, _minimal(tmp_path, models={"aliases": {"Kimi-Latest": "KIMI-K3"}})))
     assert cfg.models.aliases == {"kimi-latest": "kimi-k3"}
+
+
+@pytest.mark.parametrize("name", ["../..", "acme/..", "./.", "../api"])
+def test_dot_segments_in_repo_names_are_refused(tmp_path: Path, name: str) -> None:
+    # a repo name becomes an API path and a folder of the recorded export
+    with pytest.raises(ConfigError, match=r"repos\.0\.name.*owner/name"):
+        load_config(_write(tmp_path, {"repos": [{"name": name}]}), check_paths=False)
+
+
+def test_names_that_merely_contain_dots_are_fine(tmp_path: Path) -> None:
+    cfg = load_config(
+        _write(tmp_path, {"repos": [{"name": "acme-labs/infra.core"}, {"name": "acme/.github"}]}),
+        check_paths=False,
+    )
+    assert [r.name for r in cfg.repos] == ["acme-labs/infra.core", "acme/.github"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "where"),
+    [
+        ({"github": {"timeout_s": float("inf")}}, "github.timeout_s"),
+        ({"github": {"max_retry_wait_s": float("inf")}}, "github.max_retry_wait_s"),
+        (
+            {"models": {"prices": {"glm-5.3": {"input": float("inf"), "output": 1.0}}}},
+            "models.prices.glm-5.3.input",
+        ),
+        ({"window": {"days": True}}, "window.days"),
+    ],
+    ids=["infinite-timeout", "infinite-wait", "infinite-price", "bool-days"],
+)
+def test_values_that_would_break_later_are_refused_at_load(tmp_path: Path, extra: dict, where: str) -> None:
+    with pytest.raises(ConfigError, match=where.replace(".", r"\.")):
+        load_config(_write(tmp_path, _minimal(tmp_path, **extra)))
+
+
+def test_an_output_dir_that_is_a_file_is_named_at_load(tmp_path: Path) -> None:
+    (tmp_path / "reports").write_text("not a folder")
+    with pytest.raises(ConfigError, match="output_dir: .*reports exists and is not a directory"):
+        load_config(_write(tmp_path, _minimal(tmp_path)))

@@ -154,3 +154,24 @@ def test_sync_command_without_token_names_the_variable(
     monkeypatch.delenv("SC_MISSING_TOKEN", raising=False)
     code = main(["sync", "--repo", REPO, "--cache", str(tmp_path / "c"), "--token-env", "SC_MISSING_TOKEN"])
     assert code == 2 and "SC_MISSING_TOKEN" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["export", "sync"])
+@pytest.mark.parametrize("repo", ["../..", "acme/..", "../../../tmp/x"])
+def test_repo_arguments_with_dot_segments_are_refused(
+    command: str, repo: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [command, "--repo", repo, "--cache", str(tmp_path / "c.sqlite")]
+    argv += ["--out", str(tmp_path / "out")] if command == "export" else []
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and "owner/name" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing written anywhere
+
+
+def test_export_repo_refuses_a_name_that_leaves_the_export_root(
+    synced: tuple[FakeGitHub, Path], tmp_path: Path
+) -> None:
+    _, cache_path = synced
+    with TrailCache(cache_path) as cache, pytest.raises(ExportError, match="refusing to export"):
+        export_repo(cache, "../..", tmp_path / "out")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scorecard_assets.sanitize import ELLIPSIS, REPLACEMENT, render_value, safe_cell, safe_warning
 
 
@@ -47,7 +49,23 @@ def test_render_value_caps_at_120_and_scrubs() -> None:
 
 
 def test_safe_cell_defuses_links_outside_code_spans() -> None:
-    assert safe_cell("[x](http://evil.example)") == "&#91;x&#93;(http://evil.example)"
+    assert safe_cell("[x](http://evil.example)") == "&#91;x&#93;(http&#58;//evil.example)"
+
+
+@pytest.mark.parametrize(
+    ("raw", "safe"),
+    [
+        ("re-login at https://evil.example/login", "re-login at https&#58;//evil.example/login"),
+        ("or WWW.evil.example now", "or WWW&#46;evil.example now"),
+        ("ftp://a.b and www.c.d", "ftp&#58;//a.b and www&#46;c.d"),
+        ("awww.example is not www", "awww.example is not www"),  # only a word starting with www.
+    ],
+)
+def test_bare_urls_cannot_become_autolinks(raw: str, safe: str) -> None:
+    # GitHub's markdown links bare scheme:// and www. text; an entity keeps it readable and inert
+    assert safe_cell(raw) == safe
+    assert safe_warning(raw) == safe
+    assert safe_cell(raw, code=True) == raw  # inside a code span nothing links, entities would show
 
 
 def test_safe_warning_stays_short_even_when_full_of_brackets() -> None:

@@ -19,12 +19,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import ConfigError, check_repo_name, load_config
 from ..dotenv_file import load_dotenv_of_cwd
 from .cache import CacheError, TrailCache, default_cache_path
 from .client import ClientSettings, MissingTokenError, make_github, resolve_token
 from .export import ExportError, export_repo
 from .sync import sync_repos
+
+
+def _repo_arg(value: str) -> str:
+    try:
+        return check_repo_name(value)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,13 +42,17 @@ def _parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("export", help="write the trail cache as a recorded export")
     exp.add_argument(
-        "--repo", action="append", default=[], help="owner/name (repeatable; default: all cached)"
+        "--repo",
+        action="append",
+        default=[],
+        type=_repo_arg,
+        help="owner/name (repeatable; default: all cached)",
     )
     exp.add_argument("--out", required=True, type=Path, help="export root directory")
     exp.add_argument("--cache", type=Path, default=None, help="trail cache file")
 
     syn = sub.add_parser("sync", help="sync repos from the GitHub API into the trail cache")
-    syn.add_argument("--repo", action="append", default=[], help="owner/name (repeatable)")
+    syn.add_argument("--repo", action="append", default=[], type=_repo_arg, help="owner/name (repeatable)")
     syn.add_argument("--cache", type=Path, default=None, help="trail cache file")
     syn.add_argument("--config", type=Path, default=None, help="scorecard YAML (github settings, repos)")
     syn.add_argument("--base-url", default=None, help="API base URL (default https://api.github.com)")

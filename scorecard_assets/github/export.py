@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from ..config import check_repo_name
 from ..sources.trail_records import CommentRecord, IssueRecord
 from .cache import TrailCache, as_utc
 from .client import DEFAULT_BASE_URL
@@ -92,12 +93,17 @@ def write_json_atomic(path: Path, payload: object) -> None:
 
 def export_repo(cache: TrailCache, repo: str, out_dir: Path) -> ExportResult:
     """Write ``out_dir/<owner>/<name>/{issues,comments}.json`` for ``repo`` from ``cache``."""
+    try:
+        owner, name = check_repo_name(repo).split("/", 1)
+    except ValueError as err:
+        raise ExportError(f"refusing to export {repo!r}: {err}") from None
+    target = out_dir / owner / name
+    if not target.resolve().is_relative_to(out_dir.resolve()):  # belt and braces: never leave --out
+        raise ExportError(f"refusing to export {repo!r}: {target} is outside {out_dir}")
     known = cache.repos()
     if repo not in known:
         listed = ", ".join(known) if known else "none"
         raise ExportError(f"{repo} is not in the trail cache {cache.path} (cached repos: {listed})")
-    owner, name = repo.split("/", 1)
-    target = out_dir / owner / name
     api_url = (cache.cursor(repo).api_url or DEFAULT_BASE_URL).rstrip("/")
     issues = cache.issues(repo)
     comments = sorted(cache.comments(repo), key=lambda c: c.comment_id)
