@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,14 @@ import pandas as pd
 import pytest
 
 from scorecard_assets.pragmatikos.constants import POOLED_FIELDS
-from scorecard_assets.pragmatikos.cycles_import import WARNINGS_PER_FILE, read_cycle_files
+from scorecard_assets.pragmatikos.cycles_import import (
+    COST_MAX_USD,
+    COUNT_MAX,
+    HOURS_MAX,
+    LATENCY_MAX_S,
+    WARNINGS_PER_FILE,
+    read_cycle_files,
+)
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
 from scorecard_assets.transform.cycles import fleet_cycles, score_window, select_window, ship_judgement
@@ -495,3 +503,99 @@ def test_empty_file_list_gives_empty_contract_frame() -> None:
     result = read_cycle_files([])
     assert result.frame.empty
     assert contract_problems(result.frame, FRAME_CONTRACT) == []
+
+
+# --- hostile imported cycles: values beyond any real cycle, FIFOs ---
+
+AT_THE_BOUNDS: dict[str, Any] = {
+    "u": COUNT_MAX,
+    "a": COUNT_MAX,
+    "tedits": COUNT_MAX,
+    "teerr": COUNT_MAX,
+    "tcost": COST_MAX_USD,
+    "thrs": HOURS_MAX,
+    "latmed": LATENCY_MAX_S,
+}
+
+
+def test_the_bounds_are_those_of_the_other_readers_and_the_spec() -> None:
+    assert (COUNT_MAX, COST_MAX_USD, HOURS_MAX, LATENCY_MAX_S) == (1_000_000, 1e6, 10_000, 600)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "bound"),
+    [
+        ("u", 2**63, "1,000,000"),  # used to crash the cycles step (OverflowError into int64)
+        ("u", 2**63 - 1, "1,000,000"),
+        ("a", COUNT_MAX + 1, "1,000,000"),
+        ("tedits", 2**63 - 1, "1,000,000"),
+        ("tcost", 1e308, "1,000,000 USD"),
+        ("tcost", COST_MAX_USD * 1.000001, "1,000,000 USD"),
+        ("thrs", 1e308, "10,000 active hours"),
+        ("thrs", HOURS_MAX + 0.001, "10,000 active hours"),
+        ("latmed", 1e308, "600 seconds"),
+        ("latmed", 600.01, "600 seconds"),
+    ],
+)
+def test_values_beyond_any_real_cycle_are_rejected_naming_file_line_field_and_bound(
+    tmp_path: Path, field: str, value: float, bound: str
+) -> None:
+    row = pooled_row(**{field: value})
+    if field == "tedits":
+        row["teerr"] = 0
+    lines = [json.dumps(pooled_row()), json.dumps(row), json.dumps(pooled_row())]
+    result = read_cycle_files([write_jsonl(tmp_path / "c.jsonl", lines)])
+    assert len(result.frame) == 2
+    (w,) = result.warnings
+    assert (w.code, w.path, w.line) == ("cycle_import_invalid", str(tmp_path / "c.jsonl"), 2)
+    assert w.values["field"] == field
+    assert "c.jsonl line 2" in w.message and f"at most {bound}" in w.message
+    assert result.sources[0].malformed == 1
+
+
+def test_a_count_beyond_int64_in_a_csv_is_rejected_not_a_crash(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "c.csv", [pooled_row(), pooled_row(u=2**63), pooled_row(latmed=-1)])
+    result = read_cycle_files([path])
+    assert len(result.frame) == 2
+    (w,) = result.warnings
+    assert (w.line, w.values["field"], w.values["value"]) == (3, "u", "9223372036854775808")
+
+
+def test_rows_at_the_bounds_are_kept_and_score_inside_their_interval(tmp_path: Path) -> None:
+    lines = [json.dumps(pooled_row()) for _ in range(11)] + [json.dumps(pooled_row(**AT_THE_BOUNDS))]
+    imported = read_cycle_files([write_jsonl(tmp_path / "c.jsonl", lines)])
+    assert imported.warnings == [] and len(imported.frame) == 12
+    result = score_window(
+        imported.frame,
+        window_start=pd.Timestamp("2026-08-20T00:00:00Z"),
+        window_end=pd.Timestamp("2026-09-07T00:00:00Z"),
+        generated="2026-09-07T00:00:00Z",
+        resamples=200,
+    )
+    (group,) = result["imported"]["views"]["famCombo"]["groups"]
+    low, high = group["interval"]
+    assert low <= group["score"] <= high
+    assert all(v is None or math.isfinite(v) for v in group["adj"].values())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_fifo_among_the_cycle_files_is_unreadable_and_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = write_jsonl(tmp_path / "good.jsonl", [json.dumps(pooled_row())])
+    fifo = tmp_path / "piped.jsonl"
+    os.mkfifo(fifo)
+    real_open = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == fifo:
+            raise AssertionError("the FIFO was opened: the read would block for ever")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    result = read_cycle_files([fifo, good])
+    assert len(result.frame) == 1
+    (w,) = result.warnings
+    assert (w.code, w.path) == ("unreadable_file", str(fifo))
+    assert "piped.jsonl is not a regular file (a FIFO)" in w.message
+    assert [s.rows for s in result.sources] == [0, 1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -441,3 +442,41 @@ def test_nothing_is_written_into_the_dossier_home(tmp_path: Path) -> None:
     read_dispatch_events(config(tmp_path, [REPO, "acme/api"], {"h1": home}))
     after = sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in home.rglob("*"))
     assert before == after
+
+
+# --- hostile input ---
+
+
+def test_a_deeply_nested_line_is_malformed_and_the_other_lines_count(tmp_path: Path) -> None:
+    depth = 5000  # orjson refuses 1e400 first; the standard library then recurses once per level
+    deep = '{"ts":"2026-11-10T03:03:40Z","event":"spawned","issue":7,"x":1e400,"y":' + "[" * depth
+    deep += "]" * depth + "}"
+    df, warnings = read_one(tmp_path, [ev(issue=1), deep, ev(issue=2)])
+    assert df["issue"].tolist() == [1, 2] and df["line_no"].tolist() == [1, 3]
+    (w,) = warnings
+    assert (w.code, w.line, w.repo) == ("malformed_line", 2, REPO)
+    assert "events.jsonl line 2" in w.message and "nested too deeply" in w.message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_fifo_in_place_of_a_journal_is_unreadable_and_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "h1"
+    journal(home, "acme-api", [ev(issue=4)])
+    fifo = home / "sched" / SLUG / "events.jsonl"
+    fifo.parent.mkdir(parents=True)
+    os.mkfifo(fifo)
+    real_open = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == fifo:
+            raise AssertionError("the FIFO was opened: the read would block for ever")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    result = read_dispatch_events(config(tmp_path, [REPO, "acme/api"], {"h1": home}))
+    assert result.frame["repo"].tolist() == ["acme/api"]
+    (w,) = result.warnings
+    assert (w.code, w.repo, w.host, w.path) == ("unreadable_file", REPO, "h1", str(fifo))
+    assert f"{fifo} is not a regular file (a FIFO)" in w.message

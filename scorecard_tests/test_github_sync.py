@@ -348,6 +348,38 @@ def test_malformed_items_are_counted_reported_and_the_rest_is_kept(
     assert len(cache.rejects(REPO)) == 4
 
 
+def test_ids_and_issue_numbers_beyond_int64_are_malformed_items_not_a_failed_sync(
+    fake: FakeGitHub, cache: TrailCache
+) -> None:
+    populate(fake, REPO, issues=3, milestones=5)
+    url = f"{fake.base_url}/repos/{REPO}/issues/"
+
+    def item(cid: int, issue: int | str, body: str) -> dict[str, Any]:
+        return {"id": cid, "issue_url": f"{url}{issue}", "body": body, "created_at": "2026-09-01T00:00:00Z"}
+
+    gate = milestone("gate", "r-big", "2026-09-01T00:00:00Z")
+    fake.add_raw_items(
+        REPO,
+        "comments",
+        [
+            item(2**64 - 1, 1, gate),  # the int64 cache cannot hold it (the sync used to fail)
+            item(2**63, 1, "plain chatter"),  # nor a non-milestone's id, which would delete a stored copy
+            item(88, "99999999999999999999", gate),
+        ],
+    )
+    fake.add_raw_items(REPO, "issues", [{"number": 2**63, "state": "open", "title": "x"}])
+    report = sync(fake, cache)
+    assert report.ok, report.error
+    assert len(report.malformed) == 4
+    assert cache.counts(REPO) == (3, 5)
+    result = build_trail_result(cache, [REPO], [report])
+    assert set(result.frame["comment_id"]) == truth_ids(fake)
+    messages = [w.message for w in result.warnings if w.code == "malformed_line"]
+    assert len(messages) == 4
+    assert sum("is outside 1..9223372036854775807" in m for m in messages) == 3
+    assert any("names issue 99999999999999999999" in m for m in messages)
+
+
 # ------------------------------------------------------------------------------------ identical rows
 
 

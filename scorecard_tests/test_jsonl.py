@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import pytest
 
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.sources.jsonl import (
+    TOO_DEEP_REASON,
     LineProblem,
+    NotRegularFileError,
     line_warnings,
     malformed_line_warnings,
     number_column,
@@ -20,6 +23,8 @@ from scorecard_assets.sources.jsonl import (
     parse_jsonl_bytes,
     path_problem,
     read_jsonl,
+    read_problem,
+    read_regular_bytes,
     text_array,
     text_column,
     utc_times,
@@ -458,3 +463,67 @@ def test_number_column_reports_wrong_types_in_line_order_and_keeps_the_rest() ->
     assert math.isnan(out[3]) and out[4] == 6.5 and math.isnan(out[5])
     assert [p.line for p in problems] == [4, 8, 12]
     assert [p.value for p in problems] == ['"3"', "[5]", "false"]
+
+
+# --- hostile input: deep nesting next to a number beyond double range, FIFOs ---
+
+DEPTH = 5000
+# orjson refuses 1e400 first, so the line goes to the standard library, whose decoder recurses
+# once per level: 5,000 levels are beyond Python's recursion limit.
+DEEP_LINE = b'{"timestamp":"2026-11-10T03:03:40Z","a":1e400,"b":' + b"[" * DEPTH + b"]" * DEPTH + b"}"
+
+
+def test_a_rescued_line_nested_too_deeply_is_a_bad_line_not_a_crash() -> None:
+    out = parse_jsonl_bytes(b'{"a":1}\n' + DEEP_LINE + b'\n{"a":3}\n', FIELDS, path="deep.jsonl")
+    assert out.columns["a"] == [1, 3] and out.line_nos == [1, 3]
+    assert [(p.line, p.reason) for p in out.bad] == [(2, TOO_DEEP_REASON)]
+    (w,) = malformed_line_warnings(out.path, out.bad, asset="run_telemetry")
+    assert w.line == 2 and "deep.jsonl line 2" in w.message and "nested too deeply" in w.message
+
+
+def test_reading_a_deeply_nested_line_in_blocks_is_a_bad_line_too(tmp_path: Path) -> None:
+    f = tmp_path / "deep.jsonl"
+    f.write_bytes(DEEP_LINE + b'\n{"a":2}\n' + DEEP_LINE)  # the last one also lacks its newline
+    out = read_jsonl(f, FIELDS, block_bytes=1000)
+    assert out.columns["a"] == [2] and out.line_nos == [2]
+    assert [(p.line, p.reason) for p in out.bad] == [(1, TOO_DEEP_REASON), (3, TOO_DEEP_REASON)]
+
+
+needs_mkfifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+
+
+def fifo_never_opened(path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make ``path`` a FIFO nobody writes; opening it fails the test (instead of blocking it)."""
+    os.mkfifo(path)
+    real_open = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == path:
+            raise AssertionError(f"{self} was opened: reading a FIFO blocks until a writer comes")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    return path
+
+
+@needs_mkfifo
+def test_a_fifo_is_refused_without_being_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fifo = fifo_never_opened(tmp_path / "runs.jsonl", monkeypatch)
+    shared: dict[str, list[Any]] = {"a": [1], "b": ["x"]}
+    with pytest.raises(NotRegularFileError) as info:
+        read_jsonl(fifo, FIELDS, columns=shared)
+    assert shared == {"a": [1], "b": ["x"]}
+    assert read_problem(info.value) == ("unreadable", "is not a regular file (a FIFO)")
+    assert os_error_reason(info.value) == "is not a regular file (a FIFO)"
+    with pytest.raises(NotRegularFileError):
+        read_regular_bytes(fifo)
+
+
+def test_regular_file_checks_keep_the_usual_errors(tmp_path: Path) -> None:
+    f = tmp_path / "f.json"
+    f.write_bytes(b"[]")
+    assert read_regular_bytes(f) == b"[]"
+    with pytest.raises(IsADirectoryError):
+        read_regular_bytes(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        read_regular_bytes(tmp_path / "missing.json")

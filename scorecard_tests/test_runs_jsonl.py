@@ -520,3 +520,46 @@ def test_an_integer_beyond_every_float_next_to_1e400_is_out_of_range_not_a_crash
         (1, "input_tokens"),
         (1, "output_tokens"),
     ]
+
+
+# --- hostile input ---
+
+
+def deep_line(depth: int = 5000) -> str:
+    """A runs.jsonl line orjson refuses for 1e400, nested beyond the standard library's recursion limit."""
+    return '{"timestamp":"2026-11-10T03:03:40Z","x":1e400,"y":' + "[" * depth + "]" * depth + "}"
+
+
+def test_a_deeply_nested_line_is_malformed_and_the_other_lines_count(tmp_path: Path) -> None:
+    h = host(tmp_path, "h", [entry(unit="issue:1"), deep_line(), entry(unit="issue:2")])
+    result = read_run_telemetry([h])
+    assert result.frame["issue"].tolist() == [1, 2]
+    assert result.frame["line_no"].tolist() == [1, 3]
+    (w,) = result.warnings
+    assert (w.code, w.line, w.path) == ("malformed_line", 2, str(h.dossier_home / "runs.jsonl"))
+    assert "runs.jsonl line 2" in w.message and "nested too deeply" in w.message
+    assert result.sources[0].malformed == 1 and result.sources[0].rows == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_fifo_in_place_of_runs_jsonl_is_unreadable_and_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = host(tmp_path, "a", [entry(unit="issue:1")])
+    piped = host(tmp_path, "b", None)
+    fifo = piped.dossier_home / "runs.jsonl"
+    os.mkfifo(fifo)
+    real_open = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == fifo:
+            raise AssertionError("the FIFO was opened: the read would block for ever")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    result = read_run_telemetry([good, piped])
+    assert result.frame["host"].tolist() == ["a"]
+    (w,) = result.warnings
+    assert (w.code, w.host, w.path) == ("unreadable_file", "b", str(fifo))
+    assert f"{fifo} is not a regular file (a FIFO)" in w.message
+    assert [s.rows for s in result.sources] == [1, 0]

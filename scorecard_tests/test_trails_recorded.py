@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,107 @@ def test_nothing_is_written_into_the_export(tmp_path: Path) -> None:
     read_recorded_trails(config(tmp_path, ["acme/api"]))
     after = sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in tmp_path.rglob("*"))
     assert before == after
+
+
+# --- hostile input: ids beyond int64, FIFOs, numbers beyond double range ---
+
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("bad", "field", "shown"),
+    [
+        (comment(2**64 - 1, 5, milestone("gate")), "id", "18446744073709551615"),  # used to become -1
+        (comment(2**63, 5, milestone("gate")), "id", "9223372036854775808"),  # used to become INT64_MIN
+        (comment(0, 5, milestone("gate")), "id", "0"),
+        (comment(-3, 5, milestone("gate")), "id", "-3"),
+        (comment(12, 99999999999999999999, milestone("gate")), "issue_url", "99999999999999999999"),
+        (comment(12, 2**63, milestone("gate")), "issue_url", "9223372036854775808"),
+        (comment(12, 0, milestone("gate")), "issue_url", "0"),
+    ],
+)
+def test_ids_and_issue_numbers_outside_int64_are_bad_entries(
+    tmp_path: Path, bad: dict[str, Any], field: str, shown: str
+) -> None:
+    comments = [
+        comment(1, 5, milestone("gate")),
+        bad,
+        comment(INT64_MAX, INT64_MAX, milestone("plan"), "2026-09-01T10:10:00Z"),  # the largest usable
+    ]
+    repo_dir = export(tmp_path, "acme/api", issues=[issue(5)], comments=comments)
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    df = result.frame
+    assert df["comment_id"].tolist() == [1, INT64_MAX] and df["issue"].tolist() == [5, INT64_MAX]
+    (w,) = result.warnings
+    assert (w.code, w.line, w.path) == ("malformed_line", 2, str(repo_dir / "comments.json"))
+    assert w.values["field"] == field
+    assert "comments.json entry 2" in w.message and shown in w.message and str(INT64_MAX) in w.message
+    assert result.sources[0].malformed == 1
+
+
+def test_an_issue_number_outside_int64_is_a_bad_entry(tmp_path: Path) -> None:
+    issues = [issue(5), issue(2**63), issue(2**64 - 1)]
+    repo_dir = export(tmp_path, "acme/api", issues=issues, comments=[comment(1, 5, milestone("gate"))])
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    assert result.frame["issue_state"].tolist() == ["closed"]
+    assert [(w.code, w.line, w.path, w.values["field"]) for w in result.warnings] == [
+        ("malformed_line", 2, str(repo_dir / "issues.json"), "number"),
+        ("malformed_line", 3, str(repo_dir / "issues.json"), "number"),
+    ]
+    assert "9223372036854775808 is outside 1..9223372036854775807" in result.warnings[0].message
+
+
+def test_a_number_beyond_double_range_costs_its_entry_not_the_file(tmp_path: Path) -> None:
+    good = json.dumps(comment(1, 5, milestone("gate"))).encode()
+    bad = json.dumps(comment(2, 5, milestone("plan"))).encode().replace(b'"id": 2', b'"id": 1e400')
+    export(tmp_path, "acme/api", issues=[issue(5)], comments=b"[" + good + b"," + bad + b"]")
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    assert result.frame["comment_id"].tolist() == [1]
+    (w,) = result.warnings
+    assert (w.code, w.line, w.values["field"]) == ("malformed_line", 2, "id")
+
+
+needs_mkfifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+
+
+def never_open(monkeypatch: pytest.MonkeyPatch, fifo: Path) -> None:
+    """Fail the test (instead of blocking it) if anything opens ``fifo``."""
+    real_open = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == fifo:
+            raise AssertionError("the FIFO was opened: the read would block for ever")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+
+
+@needs_mkfifo
+def test_a_fifo_in_place_of_comments_json_fails_that_repo_without_being_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    export(tmp_path, "acme/api", issues=[issue(5)], comments=[comment(1, 5, milestone("gate"))])
+    broken = export(tmp_path, "acme/bad", issues=[issue(5)])
+    fifo = broken / "comments.json"
+    os.mkfifo(fifo)
+    never_open(monkeypatch, fifo)
+    result = read_recorded_trails(config(tmp_path, ["acme/api", "acme/bad"]))
+    assert result.frame["repo"].tolist() == ["acme/api"]
+    (w,) = result.warnings
+    assert (w.code, w.repo, w.path) == ("repo_sync_failed", "acme/bad", str(fifo))
+    assert f"{fifo} is not a regular file (a FIFO)" in w.message
+
+
+@needs_mkfifo
+def test_a_fifo_in_place_of_issues_json_is_unreadable_without_being_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo_dir = export(tmp_path, "acme/api", comments=[comment(1, 5, milestone("gate"))])
+    fifo = repo_dir / "issues.json"
+    os.mkfifo(fifo)
+    never_open(monkeypatch, fifo)
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    assert result.frame["comment_id"].tolist() == [1]
+    (w,) = result.warnings
+    assert (w.code, w.repo, w.path) == ("unreadable_file", "acme/api", str(fifo))
+    assert f"{fifo} is not a regular file (a FIFO)" in w.message

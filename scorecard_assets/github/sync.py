@@ -42,11 +42,14 @@ from pydantic import ValidationError
 
 from ..records import DataWarning, SourceStat, TableResult
 from ..sanitize import render_value
+from ..sources.jsonl import shown
 from ..sources.runstate import is_milestone
 from ..sources.trail_records import (
+    ID_RANGE,
     CommentRecord,
     IssueRecord,
     comment_from_rest,
+    is_github_id,
     issue_from_rest,
     trail_frame,
 )
@@ -221,8 +224,8 @@ class _CommentPage:
 def _read_comment_page(repo: str, page: Page, report: SyncReport, now: datetime) -> _CommentPage:
     out = _CommentPage()
     for index, obj in enumerate(page.items, start=1):
-        if not isinstance(obj, dict) or not _is_int(obj.get("id")):
-            reason = "entry is not an object with an integer 'id'"
+        if not isinstance(obj, dict) or not is_github_id(obj.get("id")):
+            reason = _comment_id_problem(obj)
             key = _entry_key(obj)
             _note_malformed(report, out.rejects, LISTING_COMMENTS, page, index, key, reason, now)
             continue
@@ -232,6 +235,17 @@ def _read_comment_page(repo: str, page: Page, report: SyncReport, now: datetime)
         out.latest = _latest(out.latest, version)
         _classify_comment(repo, obj, comment_id, version, page, index, report, out, now)
     return out
+
+
+def _comment_id_problem(obj: object) -> str:
+    """Why a listed comment has no usable id (``trail_records.is_github_id``): it is then rejected.
+
+    An id outside ``1 .. 2**63 - 1`` cannot be stored (the cache holds int64), nor compared with
+    the stored ones, so such an entry is a malformed item like one without an id.
+    """
+    if isinstance(obj, dict) and _is_int(obj.get("id")):
+        return f"comment field 'id' = {shown(obj['id'])} is outside {ID_RANGE}"
+    return "entry is not an object with an integer 'id'"
 
 
 def _classify_comment(

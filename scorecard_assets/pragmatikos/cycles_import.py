@@ -5,14 +5,28 @@ header row naming the fields, then one row per cycle). Each row must carry the 2
 ``cycle_key`` (the contributed contract's 26th field) is accepted and ignored. Other unknown fields
 are ignored and reported once per file.
 
-Every row is validated (:class:`PooledCycleRow`): text fields are text; counts are whole and >= 0;
-``role`` in 0..2; flags ``tpaths/tship/tver/tabort`` are 0 or 1; ``tshipe`` in 0..2; ``tcost`` and
-``thrs`` finite and >= 0; ``latmed`` finite and either -1 (unknown) or >= 0; ``day`` a real
-``YYYY-MM-DD`` date; ``model`` not empty; ``teerr <= tedits``; a shipped cycle is ship-judged
-(``tship == 1`` needs ``tshipe == 0``). A row that fails is counted and reported as
-``cycle_import_invalid`` naming the file, the line and the failing field(s); a line that is not a
-JSON object is ``malformed_line``; a file that cannot be read is ``unreadable_file``. Every other
-row still counts.
+Every row is validated (:class:`PooledCycleRow`): text fields are text; counts ``u/a/tedits/teerr``
+are whole and in 0..1,000,000; ``role`` in 0..2; flags ``tpaths/tship/tver/tabort`` are 0 or 1;
+``tshipe`` in 0..2; ``tcost`` finite in 0..1e6 USD; ``thrs`` finite in 0..10,000 hours; ``latmed``
+finite and either -1 (unknown) or in 0..600 s; ``day`` a real ``YYYY-MM-DD`` date; ``model`` not
+empty; ``teerr <= tedits``; a shipped cycle is ship-judged (``tship == 1`` needs ``tshipe == 0``).
+A row that fails is counted and reported as ``cycle_import_invalid`` naming the file, the line, the
+failing field(s) and the value; a line that is not a JSON object is ``malformed_line``; a file
+that cannot be read (or is not a regular file: a FIFO is never opened) is ``unreadable_file``.
+Every other row still counts.
+
+Upper bounds (pragmatikos.md section 2 for the meanings): no real cycle comes near them, and a row
+beyond one would overflow the int64 columns (a count of 2**63) or swamp every pooled sum and ratio
+it enters (a cost of 1e308), putting scores outside their own intervals. They are those of the
+other readers where one exists:
+
+- counts ``u, a, tedits, teerr`` <= ``COUNT_MAX`` = 1,000,000 per cycle: the cap of the fleet's
+  own work counters (``transform.trail_runs.WORK_COUNTER_MAX``);
+- ``tcost`` <= ``COST_MAX_USD`` = 1e6 USD: the cost limit of ``runs.jsonl`` and the agent logs;
+- ``thrs`` <= ``HOURS_MAX`` = 10,000 active hours (over a year of uninterrupted heartbeats, each
+  message crediting at most 10 minutes, for one plan+build cycle);
+- ``latmed`` <= ``LATENCY_MAX_S`` = 600 s: the median of step latencies that are only counted up
+  to 600 000 ms (and the agent logs' ``STEP_LATENCY_MAX_MS``), or -1 for unknown.
 
 Output: a frame with the ``schemas.CYCLES`` columns (the ship-state ones all NA here),
 ``origin = "import:<file name>"``, ``started_at`` = the day at 00:00 UTC, ``repo``/``issue``/
@@ -32,11 +46,20 @@ from typing import Annotated, Any
 
 import orjson
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ..records import DataWarning, SourceStat, TableResult
 from ..sanitize import render_value
 from ..schemas import CYCLES, empty_frame
+from ..sources.jsonl import NotRegularFileError, read_regular_bytes
 from .constants import POOLED_FIELDS
 
 ASSET = "cycles"
@@ -47,9 +70,39 @@ CSV_SUFFIXES = frozenset({".csv"})
 # Per file and code: individual warnings up to this many, then one summary warning with the rest's count.
 WARNINGS_PER_FILE = 50
 
-Count = Annotated[int, Field(ge=0)]
+# Upper bounds per field (module docstring): beyond them a row is not a real cycle.
+COUNT_MAX = 1_000_000
+COST_MAX_USD = 1e6
+HOURS_MAX = 10_000.0
+LATENCY_MAX_S = 600.0
+UNKNOWN_LATENCY = -1.0
+
+
+def _at_most(limit: float, what: str) -> AfterValidator:
+    """A validator refusing a value above ``limit``; the message states the bound and its reason."""
+
+    def check(value: float) -> float:
+        if value > limit:
+            raise ValueError(f"expected at most {limit:,.0f} {what}")
+        return value
+
+    return AfterValidator(check)
+
+
+Count = Annotated[
+    int, Field(ge=0), _at_most(COUNT_MAX, "per cycle, the cap of the fleet's own work counters")
+]
 Flag = Annotated[int, Field(ge=0, le=1)]
-Measure = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Cost = Annotated[
+    float,
+    Field(ge=0, allow_inf_nan=False),
+    _at_most(COST_MAX_USD, "USD per cycle, the cost limit of runs.jsonl and the agent logs"),
+]
+Hours = Annotated[
+    float,
+    Field(ge=0, allow_inf_nan=False),
+    _at_most(HOURS_MAX, "active hours per cycle, over a year of non-stop activity"),
+]
 
 
 class PooledCycleRow(BaseModel):
@@ -74,10 +127,10 @@ class PooledCycleRow(BaseModel):
     tedits: Count
     tpaths: Flag
     teerr: Count
-    tcost: Measure
+    tcost: Cost
     tship: Flag
     tshipe: Annotated[int, Field(ge=0, le=2)]
-    thrs: Measure
+    thrs: Hours
     tver: Flag
     tabort: Flag
     latmed: Annotated[float, Field(allow_inf_nan=False)]
@@ -86,8 +139,15 @@ class PooledCycleRow(BaseModel):
     @field_validator("latmed")
     @classmethod
     def _latency_or_unknown(cls, value: float) -> float:
-        if value < 0 and value != -1:
+        if value == UNKNOWN_LATENCY:
+            return value
+        if value < 0:
             raise ValueError("expected seconds >= 0, or -1 for unknown")
+        if value > LATENCY_MAX_S:
+            raise ValueError(
+                f"expected at most {LATENCY_MAX_S:g} seconds, the cap on a counted step latency "
+                "in pragmatikos.md section 2, or -1 for unknown"
+            )
         return value
 
     @field_validator("day")
@@ -333,7 +393,19 @@ def _read_file(path: Path) -> _FileRead:
         )
         return read
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
+    except NotRegularFileError as error:
+        read.warnings.append(
+            DataWarning(
+                code="unreadable_file",
+                asset=ASSET,
+                message=(
+                    f"{render_value(path.name)} {error.strerror}, so it was not read; none of its rows count"
+                ),
+                path=str(path),
+            )
+        )
+        return read
     except OSError as error:
         read.warnings.append(
             DataWarning(

@@ -18,13 +18,19 @@ Contract:
   decoded again with the standard library so the value arrives as ``inf`` and the caller's range
   check can reject that one field instead of the whole line. Its integers are read as orjson reads
   them (``int`` within 64 bits, else ``float``), so no value is beyond what a float column holds.
+  A rescued line nested deeper than the standard library can decode (orjson allows 1,024 levels,
+  ``json`` stops at Python's recursion limit) is a bad line like any other, never a crash.
+- ``read_jsonl`` opens only regular files: a FIFO, socket or device in place of the file is
+  refused before it is opened (reading a FIFO without a writer blocks for ever, a device may
+  stream without end), with ``NotRegularFileError`` (an ``OSError``).
 
 Column helpers (``text_column``, ``text_array``, ``number_column``, ``utc_times``) apply the
 readers' field rules to whole columns and collect a ``LineProblem`` per rejected value.
 ``line_warnings`` turns collected problems into DataWarnings: one per problem up to a limit per
 file, then one summary record carrying the number of the remaining ones in ``count``.
 ``path_problem`` / ``read_problem`` / ``os_error_reason`` say why a path cannot be read, in words
-fit for a warning. ``gc_paused`` wraps a bulk read (see its note).
+fit for a warning; ``require_regular_file`` / ``read_regular_bytes`` refuse a path that is not a
+regular file without opening it. ``gc_paused`` wraps a bulk read (see its note).
 
 Throughput (``bench/bench_readers.py``): decoding dominates. Per line the loop does one orjson
 call (one line at a time: decoding a whole block as one JSON array could not tell lines apart
@@ -38,10 +44,13 @@ per-chunk ``map(orjson.loads, ...)``, memoryview slices instead of ``bytes.split
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -166,6 +175,12 @@ def _decode_infinite_numbers(line: bytes) -> Any:
     return value
 
 
+# ``retry_infinite``'s answer for a text orjson refused only for a number beyond double range
+# that the standard library could not decode either: it gave up on the nesting (RecursionError).
+TOO_DEEP: Any = object()
+TOO_DEEP_REASON = "JSON nested too deeply to decode"
+
+
 def _why_undecodable(line: bytes, exc: orjson.JSONDecodeError, *, unterminated_last: bool) -> str:
     try:
         line.decode("utf-8")
@@ -285,12 +300,15 @@ class _LineDecoder:
         if not line.strip():
             self.out.blank += 1
             return _NO_ROW
-        value = _retry_infinite(line, exc)
-        if value is None:
+        value = retry_infinite(line, exc)
+        if value is TOO_DEEP:
+            reason = TOO_DEEP_REASON
+        elif value is None:
             reason = _why_undecodable(line, exc, unterminated_last=unterminated)
-            self.out.bad.append(LineProblem(line_no, reason))
-            return _NO_ROW
-        return value
+        else:
+            return value
+        self.out.bad.append(LineProblem(line_no, reason))
+        return _NO_ROW
 
 
 def _orjson_key_objects(fields: tuple[str, ...]) -> tuple[str, ...]:
@@ -384,11 +402,13 @@ def read_jsonl(
     of columns without copying them. The result's ``columns`` is then that dict and its
     ``first_row`` the position of this file's first row.
 
-    Raises ``OSError`` when the file cannot be opened or read; shared ``columns`` are then cut
-    back to what they held before the call.
+    Raises ``OSError`` when the file cannot be opened or read (``NotRegularFileError`` when it is
+    not a regular file: it is then not opened at all); shared ``columns`` are then cut back to what
+    they held before the call.
     """
     out = _empty_result(str(path), fields, columns)
     try:
+        require_regular_file(path)
         _read_blocks(path, out, contains, block_bytes)
     except OSError:
         for values in out.columns.values():
@@ -426,14 +446,20 @@ def _read_blocks(path: Path, out: JsonlColumns, contains: Sequence[bytes] | None
     out.end_offset = out.bytes
 
 
-def _retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:
-    """The decoded value when ``exc`` was only about a number beyond double range, else None."""
+def retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:
+    """The decoded value when ``exc`` was only about a number beyond double range, else None.
+
+    ``TOO_DEEP`` (compare with ``is``) when the standard library hit the recursion limit on the
+    text's nesting: such a text is bad, and the error must not end the whole read.
+    """
     if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
         return None
     try:
         return _decode_infinite_numbers(line)
     except (ValueError, UnicodeError):
         return None
+    except RecursionError:
+        return TOO_DEEP
 
 
 def shown(value: object) -> str:
@@ -608,6 +634,46 @@ def path_problem(path: Path, *, want_dir: bool) -> tuple[str, str] | None:
     return None
 
 
+class NotRegularFileError(OSError):
+    """A path that exists but is neither a regular file nor a directory (a FIFO, socket, device).
+
+    ``strerror`` is the reason as warnings word it: ``is not a regular file (a FIFO)``.
+    """
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "a special file"
+
+
+def require_regular_file(path: Path) -> None:
+    """Raise unless ``path`` (symlinks followed) is a regular file; the file is not opened.
+
+    Reading a FIFO that no one writes blocks for ever and a device may never end, so a reader
+    checks first: ``IsADirectoryError`` for a directory, ``NotRegularFileError`` for any other
+    non-regular file, the ``OSError`` of ``os.stat`` when the path is missing or unreachable.
+    """
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+    raise NotRegularFileError(errno.EINVAL, f"is not a regular file ({_special_kind(mode)})", str(path))
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The whole content of ``path`` after ``require_regular_file`` (so a FIFO cannot block the read)."""
+    require_regular_file(path)
+    return path.read_bytes()
+
+
 def read_problem(exc: OSError) -> tuple[str, str]:
     """Why a read failed, in :func:`path_problem`'s terms: ``(MISSING, "does not exist")`` when the
     file is not there, else ``(UNREADABLE, reason)``."""
@@ -622,6 +688,8 @@ def os_error_reason(exc: OSError) -> str:
         return "permission denied"
     if isinstance(exc, FileNotFoundError):
         return "does not exist"
+    if isinstance(exc, NotRegularFileError):
+        return exc.strerror or "is not a regular file"
     return (exc.strerror or type(exc).__name__).lower()
 
 

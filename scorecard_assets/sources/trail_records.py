@@ -3,6 +3,11 @@
 The recorded export and the live PyGithub sync both go through these functions, so both produce
 identical rows. Records are pydantic models (an input edge); the frame follows
 ``schemas.TRAIL_COMMENTS``.
+
+Comment ids and issue numbers (an issue's ``number``, the number ending a comment's ``issue_url``)
+must be whole numbers in ``1 .. 2**63 - 1``: GitHub's are positive, and both are stored as int64
+(the frame, the sync cache), where a larger one would wrap round (``2**64 - 1`` became -1) or
+overflow. An entry outside that range is refused with a ValueError naming the field and value.
 """
 
 from __future__ import annotations
@@ -16,9 +21,40 @@ import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from ..schemas import TRAIL_COMMENTS, empty_frame
+from .jsonl import MAX_INT64, shown
 from .runstate import is_milestone
 
 _ISSUE_URL_RE = re.compile(r"/issues/([0-9]+)/?\Z")
+# Comment ids and issue numbers are stored as int64: 1 .. MAX_GITHUB_ID.
+MAX_GITHUB_ID = MAX_INT64
+_MAX_ID_DIGITS = len(str(MAX_GITHUB_ID))
+ID_RANGE = f"1..{MAX_GITHUB_ID}"
+
+
+def is_github_id(value: object) -> bool:
+    """True for a JSON integer (not a boolean) in ``1 .. MAX_GITHUB_ID``: a usable id or number."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_GITHUB_ID
+
+
+def _require_id(value: object, what: str) -> int:
+    """``value`` when ``is_github_id``; else ValueError naming ``what`` (``comment field 'id'``)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{what} must be an integer")
+    if not 1 <= value <= MAX_GITHUB_ID:
+        raise ValueError(f"{what} = {shown(value)} is outside {ID_RANGE}")
+    return value
+
+
+def _issue_of_url(digits: str) -> int:
+    """The issue number ending a comment's ``issue_url``; ValueError when outside ``1 .. MAX_GITHUB_ID``.
+
+    Digits are not converted beyond 19 significant ones (Python refuses very long ones anyway).
+    """
+    significant = digits.lstrip("0")
+    if not significant or len(significant) > _MAX_ID_DIGITS or int(significant) > MAX_GITHUB_ID:
+        shown_digits = digits if len(digits) <= 2 * _MAX_ID_DIGITS else f"{digits[:_MAX_ID_DIGITS]}..."
+        raise ValueError(f"comment field 'issue_url' names issue {shown_digits}, outside {ID_RANGE}")
+    return int(significant)
 
 
 def _require_timezone(value: datetime) -> datetime:
@@ -64,14 +100,13 @@ def issue_from_rest(repo: str, obj: object) -> IssueRecord:
     """An IssueRecord from a GitHub REST issue object; ValueError names the bad field."""
     if not isinstance(obj, dict):
         raise ValueError(f"issue entry is {type(obj).__name__}, expected an object")
-    if not isinstance(obj.get("number"), int) or isinstance(obj.get("number"), bool):
-        raise ValueError("issue field 'number' must be an integer")
+    number = _require_id(obj.get("number"), "issue field 'number'")
     for key in ("created_at", "updated_at"):
         if obj.get(key) is not None and not isinstance(obj.get(key), str):
             raise ValueError(f"issue field '{key}' must be an ISO timestamp string")
     return IssueRecord(
         repo=repo,
-        number=obj["number"],
+        number=number,
         state=str(obj.get("state") or ""),
         title=str(obj.get("title") or ""),
         created_at=obj.get("created_at"),
@@ -88,8 +123,8 @@ def comment_from_rest(repo: str, obj: object) -> CommentRecord:
     m = _ISSUE_URL_RE.search(url) if isinstance(url, str) else None
     if m is None:
         raise ValueError("comment field 'issue_url' must end with /issues/<number>")
-    if not isinstance(obj.get("id"), int) or isinstance(obj.get("id"), bool):
-        raise ValueError("comment field 'id' must be an integer")
+    issue = _issue_of_url(m.group(1))
+    comment_id = _require_id(obj.get("id"), "comment field 'id'")
     body = obj.get("body")
     if body is not None and not isinstance(body, str):
         raise ValueError("comment field 'body' must be a string")
@@ -101,8 +136,8 @@ def comment_from_rest(repo: str, obj: object) -> CommentRecord:
     author = user.get("login", "") if isinstance(user, dict) else ""
     return CommentRecord(
         repo=repo,
-        issue=int(m.group(1)),
-        comment_id=obj["id"],
+        issue=issue,
+        comment_id=comment_id,
         body=body or "",
         created_at=obj["created_at"],
         updated_at=obj.get("updated_at"),

@@ -13,10 +13,16 @@ Contract:
   the field. The repo's other entries still count.
 - A comment id listed twice keeps the entry with the latest ``updated_at`` (the later one on a
   tie); the duplicates are reported (``malformed_line``), never counted twice.
-- A repo whose directory or ``comments.json`` is missing, unreadable, not JSON or not an array gets
-  ``repo_sync_failed`` (repo, reason, consequence: its trails are absent from this run); the other
-  repos go on. A missing or unusable ``issues.json`` only costs the issue metadata (state,
-  ``updated_at``, pull-request flag): rows are still built, with an ``unreadable_file`` warning.
+- Comment ids and issue numbers (``number``, the number ending ``issue_url``) must lie in
+  ``1 .. 2**63 - 1`` (``trail_records``); an entry outside is a bad entry as above.
+- A repo whose directory or ``comments.json`` is missing, unreadable, not a regular file (a FIFO
+  is never opened: reading it would block), not JSON or not an array gets ``repo_sync_failed``
+  (repo, reason, consequence: its trails are absent from this run); the other repos go on. A
+  missing or unusable ``issues.json`` only costs the issue metadata (state, ``updated_at``,
+  pull-request flag): rows are still built, with an ``unreadable_file`` warning.
+- A number beyond double range (``1e400``) is valid JSON that orjson refuses: the file is then
+  decoded with the standard library (as ``jsonl`` does for a line), so only the entry holding it
+  can be bad, not the whole file.
 - ``RecordedTrailsError`` is raised only when every configured repo failed; it lists each reason.
 - One SourceStat per repo (source ``trails``): milestone rows, entries skipped, bytes read.
 """
@@ -35,7 +41,19 @@ from ..config import ScorecardConfig
 from ..records import DataWarning, SourceStat, TableResult
 from ..sanitize import render_value
 from ..schemas import TRAIL_COMMENTS, empty_frame
-from .jsonl import LineProblem, json_type_name, malformed_line_warnings, os_error_reason, path_problem, shown
+from .jsonl import (
+    TOO_DEEP,
+    TOO_DEEP_REASON,
+    LineProblem,
+    NotRegularFileError,
+    json_type_name,
+    malformed_line_warnings,
+    os_error_reason,
+    path_problem,
+    read_regular_bytes,
+    retry_infinite,
+    shown,
+)
 from .trail_records import CommentRecord, IssueRecord, comment_from_rest, issue_from_rest, trail_frame
 
 ASSET = "trail_comments"
@@ -185,9 +203,11 @@ def _read_repo(repo: str, repo_dir: Path | None) -> _RepoRead:
 
 def _load_array(path: Path, out: _RepoRead) -> list[Any]:
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)
     except FileNotFoundError:
         raise _ArrayUnusable("does not exist", missing=True) from None
+    except NotRegularFileError as exc:
+        raise _ArrayUnusable(os_error_reason(exc)) from None
     except OSError as exc:
         raise _ArrayUnusable(f"cannot be read ({os_error_reason(exc)})") from None
     out.bytes += len(data)
@@ -195,7 +215,11 @@ def _load_array(path: Path, out: _RepoRead) -> list[Any]:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise _ArrayUnusable(f"is not valid JSON ({shown(exc.msg)})") from None
+        value = retry_infinite(data, exc)
+        if value is None:
+            raise _ArrayUnusable(f"is not valid JSON ({shown(exc.msg)})") from None
+        if value is TOO_DEEP:
+            raise _ArrayUnusable(f"is not usable JSON ({TOO_DEEP_REASON})") from None
     if not isinstance(value, list):
         raise _ArrayUnusable(f"holds a JSON {json_type_name(value)}, not an array of entries") from None
     return value
