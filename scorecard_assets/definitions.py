@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from . import checks
 from .assets import ingest, report, transform
 from .resources import GitHubResource, ScorecardResource
 from .schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard_schedule
@@ -11,6 +12,7 @@ from .schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard
 defs = dg.Definitions(
     executor=dg.in_process_executor,
     assets=dg.load_assets_from_modules([ingest, transform, report]),
+    asset_checks=dg.load_asset_checks_from_modules([checks]),
     jobs=[weekly_scorecard_job, weekly_report_job],
     schedules=[weekly_scorecard_schedule],
     resources={"scorecard": ScorecardResource(), "github": GitHubResource()},

@@ -1,15 +1,14 @@
 """Materialization metadata for table-shaped assets: row count, column schema, a sanitised preview;
-and :func:`table_outputs`, what such an asset yields (its output, then its warning checks)."""
+and :func:`table_output`, what such an asset returns (its warning checks live in ``checks.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import dagster as dg
 import pandas as pd
 
-from .checks import warning_check_results
 from .records import TableResult
 from .sanitize import safe_cell
 
@@ -63,14 +62,11 @@ def sources_markdown(result: TableResult) -> str:
     return "\n".join(lines)
 
 
-def table_outputs(
-    context: dg.AssetExecutionContext,
-    asset: str,
+def table_output(
     result: TableResult,
     preview_columns: Sequence[str] | None = None,
     extra: dict[str, Any] | None = None,
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    """What a table-shaped asset yields: ``result`` with :func:`table_metadata` (then ``extra``'s
-    entries), then one result per selected warning check of ``asset``."""
-    yield dg.Output(result, metadata={**table_metadata(result, preview_columns), **(extra or {})})
-    yield from warning_check_results(context, asset, result.warnings)
+) -> dg.Output[TableResult]:
+    """What a table-shaped asset returns: ``result`` with :func:`table_metadata` (then ``extra``'s
+    entries). Its warning checks read ``result.warnings`` from the stored value (``checks.py``)."""
+    return dg.Output(result, metadata={**table_metadata(result, preview_columns), **(extra or {})})

@@ -1,12 +1,14 @@
 """Asset and check tests with ``dg.materialize`` on the bundled sample fleet (offline, temp instance).
 
-One session-scoped instance materializes the ingest and transform groups once; report partitions
-are then materialized from those stored snapshots, as a backfill would.
+One session-scoped instance materializes the ingest and transform groups (and their checks) once;
+report partitions are then materialized from those stored snapshots, as a backfill would, and single
+checks are executed alone against them, as the UI's "Execute" on a check does.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,16 +18,21 @@ import pandas as pd
 import pytest
 import yaml
 
+from scorecard_assets import checks
 from scorecard_assets.assets import ingest, report, transform
 from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.github.resource import GitHubResource
-from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings
+from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.resources import ScorecardResource
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
 from scorecard_assets.transform.window_warnings import WINDOWED_CODES, window_repo_warnings
 
 ALL_ASSETS = dg.load_assets_from_modules([ingest, transform, report])
+ALL_CHECKS = dg.load_asset_checks_from_modules([checks])
+ALL_DEFS = [*ALL_ASSETS, *ALL_CHECKS]
+WINDOW_DIR = re.compile(r"\d{4}-\d{2}-\d{2}")
+WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 33
 REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
@@ -56,7 +63,7 @@ def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     (root / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
         result = dg.materialize(
-            ALL_ASSETS,
+            ALL_DEFS,
             instance=instance,
             resources=resources,
             selection=dg.AssetSelection.groups("ingest", "transform"),
@@ -70,7 +77,7 @@ def _load(fleet_env: dict, key: str) -> TableResult:
 
 def _report(fleet_env: dict, partition: str, **kw: object) -> dg.ExecuteInProcessResult:
     return dg.materialize(
-        ALL_ASSETS,
+        ALL_DEFS,
         instance=fleet_env["instance"],
         resources=fleet_env["resources"],
         selection=REPORT,
@@ -84,9 +91,36 @@ def test_ingest_and_transform_succeed_with_every_check_warn_not_error(fleet_env:
     assert result.success
     evals = result.get_asset_check_evaluations()
     assert evals, "the warning checks must run with their assets"
+    assert len(evals) == WARNING_CHECK_COUNT == 33, "every warning check of the selected assets ran once"
     assert all(e.severity == dg.AssetCheckSeverity.WARN for e in evals)
     failed = {(e.asset_key.to_user_string(), e.check_name) for e in evals if not e.passed}
     assert ("trail_runs", "unusable_at") in failed
+
+
+@pytest.mark.parametrize("asset", checks.WARNING_CHECK_ASSETS)
+def test_one_warning_check_executes_alone_over_the_stored_asset(fleet_env: dict, asset: str) -> None:
+    """What the UI's "Execute" on one check does: no materialization, the stored value loaded
+    through the IO manager, exactly one evaluation, the same as the one the full run made."""
+    full = {
+        (e.asset_key.to_user_string(), e.check_name): e
+        for e in fleet_env["result"].get_asset_check_evaluations()
+    }
+    fired = [code for code in warnings_for(asset) if not full[(asset, code)].passed]
+    code = (fired or warnings_for(asset))[-1]
+    key = dg.AssetCheckKey(dg.AssetKey(asset), code)
+    result = dg.materialize(
+        ALL_DEFS,
+        instance=fleet_env["instance"],
+        resources=fleet_env["resources"],
+        selection=dg.AssetSelection.checks(key),
+    )
+    assert result.success
+    assert not result.get_asset_materialization_events()
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert (evaluation.asset_key, evaluation.check_name) == (key.asset_key, code)
+    before = full[(asset, code)]
+    assert evaluation.passed == before.passed and evaluation.severity == dg.AssetCheckSeverity.WARN
+    assert evaluation.metadata["count"] == before.metadata["count"]
 
 
 def test_every_warning_code_fires_on_the_sample_fleet(fleet_env: dict) -> None:
@@ -164,6 +198,12 @@ def test_report_partition_writes_files_and_shows_the_report_in_the_ui(fleet_env:
     assert (
         sidecar["windowStart"] == window.window_start_date and sidecar["windowEnd"] == window.window_end_date
     )
+    # the guard's inputs are stored with model_scorecard, never published
+    stored = result.output_for_node("model_scorecard")
+    assert (
+        stored["_guard"]["rows"] == sidecar["grandTotal"]["n"] > 0 and stored["_guard"]["previous_rows"] > 0
+    )
+    assert "_guard" not in sidecar and "_guard" not in (folder / "model-scorecard.md").read_text()
     assert str(fleet_env["root"]) not in (folder / "model-scorecard.md").read_text()
 
 
@@ -214,9 +254,68 @@ def test_backfill_of_past_weeks_gives_deltas_matching_separately_computed_window
             else:
                 assert "deliveryRateDelta" not in t
         assert with_delta >= 3
-    # an older week never replaces latest/
-    latest = (fleet_env["out"] / "latest" / "WINDOW").read_text().strip()
-    assert latest >= window_for_partition(weeks[-1], days=30, mode="runs").window_end_date
+    # latest/ holds the newest window published so far (this backfill's last week, or a newer one
+    # another test published) ...
+    out = fleet_env["out"]
+    newest = max(p.name for p in out.iterdir() if p.is_dir() and WINDOW_DIR.fullmatch(p.name))
+    assert newest >= window_for_partition(weeks[-1], days=30, mode="runs").window_end_date
+    assert (out / "latest" / "WINDOW").read_text().strip() == newest
+    assert (out / "latest" / "model-scorecard.md").read_bytes() == (
+        out / newest / "model-scorecard.md"
+    ).read_bytes()
+    # ... and re-publishing an OLDER week rewrites that week's folder but leaves latest/ alone
+    before = _files(out / "latest")
+    older = (
+        out / window_for_partition(weeks[0], days=30, mode="runs").window_end_date / "model-scorecard.json"
+    )
+    older_written = older.stat().st_mtime_ns
+    assert _report(fleet_env, weeks[0]).success
+    assert older.stat().st_mtime_ns > older_written, "the older week was not re-published"
+    assert _files(out / "latest") == before
+    assert (out / "latest" / "WINDOW").read_text().strip() == newest
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative path -> bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _ensure_latest(fleet_env: dict) -> dict[str, bytes]:
+    """A good report in latest/ (published now when no test has yet), returned as its files."""
+    latest = fleet_env["out"] / "latest"
+    if not (latest / "WINDOW").is_file():
+        assert _report(fleet_env, LATEST).success
+    files = _files(latest)
+    assert files["WINDOW"] and files["model-scorecard.md"]
+    return files
+
+
+REPORT_DEFS = [
+    dg.AssetSpec("run_table"),
+    dg.AssetSpec("cycles"),
+    *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
+    checks.window_not_silently_empty,
+]
+
+
+def _report_over(
+    fleet_env: dict, io: _StaticIO, key: str, selection: list[str] | None = None
+) -> dg.ExecuteInProcessResult:
+    """Materialize report assets (all, or ``selection``) of week ``key`` over the upstream values and
+    stored outputs that ``io`` holds."""
+    with dg.instance_for_test() as instance:
+        return dg.materialize(
+            REPORT_DEFS,
+            instance=instance,
+            resources={**fleet_env["resources"], "io_manager": io},
+            partition_key=key,
+            selection=selection,
+            raise_on_error=False,
+        )
+
+
+def _static_io(fleet_env: dict, run_table: TableResult) -> _StaticIO:
+    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")})
 
 
 def _report_on(
@@ -224,43 +323,86 @@ def _report_on(
 ) -> tuple[dg.ExecuteInProcessResult, dg.AssetCheckEvaluation]:
     """Materialize the report assets of week ``key`` over ``run_table`` (the real cycles), and
     return the result with its guard evaluation."""
-    with dg.instance_for_test() as instance:
-        res = dg.materialize(
-            [
-                dg.AssetSpec("run_table"),
-                dg.AssetSpec("cycles"),
-                *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
-            ],
-            instance=instance,
-            resources={
-                **fleet_env["resources"],
-                "io_manager": _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")}),
-            },
-            partition_key=key,
-            raise_on_error=False,
-        )
+    res = _report_over(fleet_env, _static_io(fleet_env, run_table), key)
     guard = next(e for e in res.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty")
     return res, guard
 
 
-def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp_path: Path) -> None:
-    # A snapshot whose runs all ended before the window: the window is empty, the previous is not.
+def _empty_window_snapshot(fleet_env: dict) -> TableResult:
+    """A snapshot whose runs all ended before week 2026-11-23's window: that window is empty, the
+    previous one is not."""
     full = _load(fleet_env, "run_table")
     cut = pd.Timestamp("2026-10-25T00:00:00Z")
     frame = full.frame[full.frame["started_at"] < cut].reset_index(drop=True)
-    emptied = TableResult(frame=frame, warnings=[], sources=[], extra={})
+    return TableResult(frame=frame, warnings=[], sources=[], extra={})
+
+
+def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp_path: Path) -> None:
     key = "2026-11-23"  # window 2026-10-31 .. 2026-11-29; its previous window holds runs
     out = fleet_env["out"]
-    previous_latest = (
-        (out / "latest" / "model-scorecard.md").read_text() if (out / "latest").exists() else None
-    )
-    res, guard = _report_on(fleet_env, emptied, key)
+    previous_latest = _ensure_latest(fleet_env)
+    res, guard = _report_on(fleet_env, _empty_window_snapshot(fleet_env), key)
     assert not res.success
     assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
     assert "previous window" in (guard.description or "")
     assert not (out / "2026-11-29").exists()
-    if previous_latest is not None:
-        assert (out / "latest" / "model-scorecard.md").read_text() == previous_latest
+    assert _files(out / "latest") == previous_latest
+    materialized = {e.asset_key.to_user_string() for e in res.get_asset_materialization_events()}
+    assert "model_scorecard" in materialized and "scorecard_report" not in materialized
+
+
+def test_materializing_the_report_alone_cannot_bypass_the_guard(fleet_env: dict) -> None:
+    """The UI's "Materialize selected" on scorecard_report (or a backfill of only that asset) over a
+    model_scorecard the guard refused must fail too, and leave every published file as it was."""
+    key = "2026-11-23"
+    out = fleet_env["out"]
+    _ensure_latest(fleet_env)
+    published = _files(out)
+    io = _static_io(fleet_env, _empty_window_snapshot(fleet_env))
+    refused = _report_over(fleet_env, io, key)
+    assert not refused.success and io.values["model_scorecard"]["grandTotal"]["n"] == 0
+    alone = _report_over(fleet_env, io, key, selection=["scorecard_report"])
+    assert not alone.success
+    assert not alone.get_asset_check_evaluations(), "the guard check was not part of this run"
+    failure = _step_failure(alone, "scorecard_report")
+    assert failure.startswith(
+        "Window 2026-10-31 → 2026-11-29 has no issue rows while the previous window had"
+    )
+    assert "the last good one stays in place. Check: that trail_comments synced every repo" in failure
+    assert _files(out) == published
+
+
+def test_the_report_alone_rereads_what_is_published_when_it_runs(fleet_env: dict) -> None:
+    """model_scorecard stored an empty window the guard let through (nothing published then, no
+    previous rows); a report with rows was published for that window since: the report asset alone
+    refuses, because it re-reads the published report instead of trusting the stored number."""
+    full = _load(fleet_env, "run_table")
+    io = _static_io(fleet_env, TableResult(frame=full.frame.iloc[0:0], warnings=[], sources=[], extra={}))
+    key = "2026-03-09"  # window end 2026-03-15: a past week no other test publishes
+    report_dir = fleet_env["out"] / window_for_partition(key, days=30, mode="runs").window_end_date
+    try:
+        stored = _report_over(fleet_env, io, key, selection=["model_scorecard", "pairing_scores"])
+        assert stored.success
+        (guard,) = stored.get_asset_check_evaluations()
+        assert guard.passed and guard.metadata["published_issue_rows"].value == -1
+        report_dir.mkdir(parents=True)
+        sidecar = report_dir / "model-scorecard.json"
+        sidecar.write_text('{"grandTotal": {"n": 41}}', encoding="utf-8")
+        published = _files(fleet_env["out"])
+        alone = _report_over(fleet_env, io, key, selection=["scorecard_report"])
+        assert not alone.success
+        assert "the report already published for it had 41" in _step_failure(alone, "scorecard_report")
+        assert _files(fleet_env["out"]) == published
+    finally:
+        shutil.rmtree(report_dir, ignore_errors=True)
+
+
+def _step_failure(result: dg.ExecuteInProcessResult, step: str) -> str:
+    """The description of the ``dg.Failure`` that failed ``step``."""
+    (event,) = [e for e in result.get_step_failure_events() if e.step_key == step]
+    data = event.step_failure_data.user_failure_data
+    assert data is not None, event.step_failure_data.error
+    return data.description or ""
 
 
 def test_guard_blocks_a_silently_empty_snapshot_over_a_published_report(fleet_env: dict) -> None:

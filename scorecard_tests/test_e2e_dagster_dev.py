@@ -157,6 +157,44 @@ query($runId: ID!) {
 
 ASSET_NODES = "{ assetNodes { assetKey { path } groupName description } }"
 
+ASSET_CHECKS = """
+{ assetNodes { assetKey { path } assetChecksOrError {
+    __typename ... on AssetChecks { checks { name blocking canExecuteIndividually } } } } }
+"""
+
+
+def _launch(base: str, selector: dict, tags: dict[str, str] | None = None) -> str:
+    params = {
+        "selector": {"repositoryLocationName": "scorecard", "repositoryName": "__repository__", **selector},
+        "executionMetadata": {"tags": [{"key": k, "value": v} for k, v in (tags or {}).items()]},
+    }
+    launched = _graphql(base, LAUNCH, {"params": params})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    return launched["run"]["runId"]
+
+
+def _finish(dagster_dev: dict, run_id: str) -> list[dict]:
+    """Wait for the run to succeed; its events."""
+    base = dagster_dev["base"]
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    status = ""
+    while time.monotonic() < deadline:
+        status = _graphql(base, RUN_STATUS, {"runId": run_id})["runOrError"]["status"]
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        _wait(dagster_dev["proc"], 1.0)
+    assert status == "SUCCESS", (dagster_dev["home"] / "dev.log").read_text()[-3000:]
+    return _graphql(base, RUN_LOGS, {"runId": run_id})["logsForRun"]["events"]
+
+
+@pytest.fixture(scope="module")
+def weekly_run(dagster_dev: dict) -> list[dict]:
+    """The events of weekly_scorecard_job for PARTITION, launched as the UI's "Materialize" does."""
+    run_id = _launch(
+        dagster_dev["base"], {"jobName": "weekly_scorecard_job"}, {"dagster/partition": PARTITION}
+    )
+    return _finish(dagster_dev, run_id)
+
 
 def test_ui_serves_the_code_location_and_its_asset_graph(dagster_dev: dict) -> None:
     nodes = _graphql(dagster_dev["base"], ASSET_NODES)["assetNodes"]
@@ -166,33 +204,27 @@ def test_ui_serves_the_code_location_and_its_asset_graph(dagster_dev: dict) -> N
     assert all(n["description"] for n in nodes)
 
 
-def test_materialize_the_latest_week_through_graphql(dagster_dev: dict) -> None:
-    base = dagster_dev["base"]
-    params = {
-        "selector": {
-            "repositoryLocationName": "scorecard",
-            "repositoryName": "__repository__",
-            "jobName": "weekly_scorecard_job",
-        },
-        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": PARTITION}]},
+def test_every_check_can_be_executed_alone_in_the_ui(dagster_dev: dict) -> None:
+    nodes = _graphql(dagster_dev["base"], ASSET_CHECKS)["assetNodes"]
+    found = {
+        (n["assetKey"]["path"][-1], c["name"]): c
+        for n in nodes
+        if n["assetChecksOrError"]["__typename"] == "AssetChecks"
+        for c in n["assetChecksOrError"]["checks"]
     }
-    launched = _graphql(base, LAUNCH, {"params": params})["launchRun"]
-    assert launched["__typename"] == "LaunchRunSuccess", launched
-    run_id = launched["run"]["runId"]
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    status = ""
-    while time.monotonic() < deadline:
-        status = _graphql(base, RUN_STATUS, {"runId": run_id})["runOrError"]["status"]
-        if status in ("SUCCESS", "FAILURE", "CANCELED"):
-            break
-        _wait(dagster_dev["proc"], 1.0)
-    assert status == "SUCCESS", (dagster_dev["home"] / "dev.log").read_text()[-3000:]
+    assert len(found) == 34
+    assert all(c["canExecuteIndividually"] == "CAN_EXECUTE" for c in found.values())
+    assert [k for k, c in found.items() if c["blocking"]] == [
+        ("model_scorecard", "window_not_silently_empty")
+    ]
 
-    events = _graphql(base, RUN_LOGS, {"runId": run_id})["logsForRun"]["events"]
+
+def test_materialize_the_latest_week_through_graphql(dagster_dev: dict, weekly_run: list[dict]) -> None:
+    events = weekly_run
     checks = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
     materialized = {e["assetKey"]["path"][-1] for e in events if e["__typename"] == "MaterializationEvent"}
     assert {"trail_comments", "run_table", "model_scorecard", "scorecard_report"} <= materialized
-    assert len(checks) >= 30
+    assert len(checks) == 34, "every check of the job's assets runs with the materialization"
     assert any(
         c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks
     )
@@ -209,3 +241,16 @@ def test_materialize_the_latest_week_through_graphql(dagster_dev: dict) -> None:
     ):
         assert (folder / name).is_file(), name
     assert (dagster_dev["out"] / "latest" / "model-scorecard.md").is_file()
+
+
+def test_one_check_executes_alone_through_graphql(dagster_dev: dict, weekly_run: list[dict]) -> None:
+    """The run the UI's "Execute" on one check launches: the asset job with no asset and one check,
+    evaluated over the value the weekly run stored."""
+    check = {"assetKey": {"path": ["trail_runs"]}, "name": "unusable_at"}
+    selector = {"jobName": "__ASSET_JOB", "assetSelection": [], "assetCheckSelection": [check]}
+    events = _finish(dagster_dev, _launch(dagster_dev["base"], selector))
+    assert not [e for e in events if e["__typename"] == "MaterializationEvent"]
+    evaluations = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
+    assert [(e["assetKey"]["path"], e["checkName"], e["success"], e["severity"]) for e in evaluations] == [
+        (["trail_runs"], "unusable_at", False, "WARN")
+    ]

@@ -4,12 +4,10 @@ No ``from __future__ import annotations`` here: Dagster resolves the run-config 
 from its real annotation.
 """
 
-from collections.abc import Iterator
-
 import dagster as dg
 
-from ..checks import warning_check_specs
-from ..metadata import table_outputs
+from ..metadata import table_output
+from ..records import TableResult
 from ..resources import GitHubResource, ScorecardResource
 from ..sources.agent_logs import read_agent_logs
 from ..sources.events import read_dispatch_events
@@ -28,14 +26,13 @@ class TrailSyncConfig(dg.Config):
 @dg.asset(
     group_name=GROUP,
     kinds={"github", "pandas"},
-    check_specs=warning_check_specs("trail_comments"),
 )
 def trail_comments(
     context: dg.AssetExecutionContext,
     config: TrailSyncConfig,
     scorecard: ScorecardResource,
     github: GitHubResource,
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+) -> dg.Output[TableResult]:
     """Every runstate milestone comment of the configured repos, one row per comment.
 
     From the recorded export (`github.source: recorded`) or synced incrementally from the GitHub API
@@ -51,45 +48,33 @@ def trail_comments(
             full_refresh=config.full_refresh or cfg.github.full_refresh,
             log=context.log,
         )
-    yield from table_outputs(
-        context, "trail_comments", result, ["repo", "issue", "comment_id", "created_at", "author", "body"]
-    )
+    return table_output(result, ["repo", "issue", "comment_id", "created_at", "author", "body"])
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("run_telemetry"))
-def run_telemetry(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def run_telemetry(scorecard: ScorecardResource) -> dg.Output[TableResult]:
     """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
     cfg = scorecard.load()
     result = read_run_telemetry(list(cfg.hosts))
-    yield from table_outputs(
-        context,
-        "run_telemetry",
+    return table_output(
         result,
         ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("dispatch_events"))
-def dispatch_events(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def dispatch_events(scorecard: ScorecardResource) -> dg.Output[TableResult]:
     """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
     cfg = scorecard.load()
     result = read_dispatch_events(cfg)
-    yield from table_outputs(
-        context,
-        "dispatch_events",
+    return table_output(
         result,
         ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("agent_log_usage"))
-def agent_log_usage(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def agent_log_usage(scorecard: ScorecardResource) -> dg.Output[TableResult]:
     """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
     cfg = scorecard.load()
     result = read_agent_logs(cfg, scorecard.cache_dir())
@@ -97,9 +82,7 @@ def agent_log_usage(
     extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
     if result.extra.get("cache_problem"):
         extra["cache_problem"] = str(result.extra["cache_problem"])
-    yield from table_outputs(
-        context,
-        "agent_log_usage",
+    return table_output(
         result,
         ["host", "repo", "issue", "slice_index", "agent_cli", "models", "cost_usd", "edit_calls"],
         extra,

@@ -1,6 +1,5 @@
 """Group ``report``: weekly partitions. The model scorecard, the pairing scores, the rendered report."""
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -9,7 +8,7 @@ import dagster as dg
 import pandas as pd
 
 from ..assembly import assemble_sidecar, relative_to, window_warnings
-from ..checks import guard_check_result, guard_check_spec
+from ..checks import GUARD_KEY, guard_failure, guard_inputs, guard_metadata, stored_guard_inputs
 from ..config import ScorecardConfig
 from ..metadata import preview_markdown
 from ..partitions import weekly_partitions
@@ -26,10 +25,6 @@ from ..transform.cycles import score_window
 from ..transform.window_warnings import for_window, in_report_order
 
 GROUP = "report"
-GUARD_HINT = (
-    "that trail_comments synced every repo (its repo_sync_failed check), the GitHub token and its scopes "
-    "or the recorded export path, and the window mode; then re-materialize this partition."
-)
 
 
 def now_iso() -> str:
@@ -53,17 +48,13 @@ def _issue_keys(runs: pd.DataFrame) -> set[tuple[str, int]]:
     return {(str(r), int(i)) for r, i in runs[["repo", "issue"]].drop_duplicates().itertuples(index=False)}
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    check_specs=[guard_check_spec("model_scorecard")],
-)
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
 def model_scorecard(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+) -> dg.Output[dict[str, Any]]:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
-    totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier."""
+    totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
+    Its blocking check `window_not_silently_empty` refuses a silently empty window."""
     cfg = scorecard.load()
     w = _window(context, scorecard)
     runs = select_runs(run_table.frame, w)
@@ -80,7 +71,14 @@ def model_scorecard(
     frames = scorecard_frames(sidecar)
     totals = frames.get("totals", pd.DataFrame())
     grand = sidecar.get("grandTotal") or {}
-    yield dg.Output(
+    # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
+    sidecar[GUARD_KEY] = guard_inputs(
+        rows=int(grand.get("n") or 0),
+        previous_rows=prev_rows,
+        published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
+        window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+    )
+    return dg.Output(
         sidecar,
         metadata={
             "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
@@ -91,14 +89,6 @@ def model_scorecard(
             "warnings": len(applicable),
             "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
         },
-    )
-    yield guard_check_result(
-        "model_scorecard",
-        rows=int(grand.get("n") or 0),
-        previous_rows=prev_rows,
-        published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
-        window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
-        hint=GUARD_HINT,
     )
 
 
@@ -143,8 +133,10 @@ def scorecard_report(
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
-    charts are shown in this materialization's metadata."""
+    charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
+    guard check refuses, also when materialized on its own."""
     cfg = scorecard.load()
+    _refuse_a_silently_empty_window(model_scorecard, Path(cfg.output_dir))
     sidecar = assemble_sidecar(
         model_scorecard,
         pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
@@ -185,3 +177,18 @@ def scorecard_report(
             "latest_window": latest_window(Path(cfg.output_dir)) or "",
         }
     )
+
+
+def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], output_dir: Path) -> None:
+    """The guard's rule again, with the published report re-read now: materializing this asset on its
+    own (or in a backfill of only this asset) must not publish a window the guard check refused."""
+    g = stored_guard_inputs(model_scorecard)
+    rows, previous_rows, window = int(g["rows"]), int(g["previous_rows"]), str(g["window"])
+    published_rows = published_issue_rows(output_dir, str(model_scorecard.get("windowEnd")))
+    failure = guard_failure(rows, previous_rows, published_rows, window)
+    if failure is not None:
+        raise dg.Failure(
+            description=failure,
+            metadata=guard_metadata(rows, previous_rows, published_rows, window),
+            allow_retries=False,
+        )

@@ -1,14 +1,12 @@
 """Group ``transform``: runs from trails, the joined run table, Pragmatikos cycles."""
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import dagster as dg
 import pandas as pd
 
-from ..checks import warning_check_specs
 from ..config import ScorecardConfig
-from ..metadata import table_outputs
+from ..metadata import table_output
 from ..pragmatikos.cycles_import import read_cycle_files
 from ..records import TableResult, forward_lineage
 from ..resources import ScorecardResource
@@ -27,30 +25,25 @@ def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
     return pd.Timestamp.now(tz="UTC")
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("trail_runs"))
-def trail_runs(
-    context: dg.AssetExecutionContext, trail_comments: TableResult
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def trail_runs(trail_comments: TableResult) -> dg.Output[TableResult]:
     """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
     start and end, classifier-only flag, risk class, model per phase, review counters."""
     result = forward_lineage(build_trail_runs(trail_comments.frame), trail_comments)
-    yield from table_outputs(
-        context,
-        "trail_runs",
+    return table_output(
         result,
         ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("run_table"))
+@dg.asset(group_name=GROUP, kinds={"pandas"})
 def run_table(
-    context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
     trail_runs: TableResult,
     run_telemetry: TableResult,
     dispatch_events: TableResult,
     agent_log_usage: TableResult,
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+) -> dg.Output[TableResult]:
     """The join: one row per run with canonical model and gateway, tier, agent CLI, merged cost and its
     source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
     cfg = scorecard.load()
@@ -63,19 +56,15 @@ def run_table(
         "issues": int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0,
         "runs_with_cost": int(df["cost_usd"].notna().sum()) if len(df) else 0,
     }
-    yield from table_outputs(
-        context,
-        "run_table",
+    return table_output(
         result,
         ["repo", "issue", "run_id", "model", "provider", "tier", "delivered", "cost_usd", "cost_source"],
         counts,
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, check_specs=warning_check_specs("cycles"))
-def cycles(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def cycles(scorecard: ScorecardResource, run_table: TableResult) -> dg.Output[TableResult]:
     """Pragmatikos cycle rows (the 25 pooled fields): one per non-classifier fleet run, plus imported
     session cycles tagged with their origin."""
     cfg = scorecard.load()
@@ -90,4 +79,4 @@ def cycles(
     )
     result = forward_lineage(own, run_table)
     counts = {"fleet_cycles": len(fleet.frame), "imported_cycles": len(imported.frame)}
-    yield from table_outputs(context, "cycles", result, list(CYCLES)[:26], counts)
+    return table_output(result, list(CYCLES)[:26], counts)
