@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from scorecard_assets.pragmatikos.cycles_import import (
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
 from scorecard_assets.transform.cycles import fleet_cycles, score_window, select_window, ship_judgement
+from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
 
 UTC = "UTC"
 AS_OF = pd.Timestamp("2026-09-10T00:00:00Z")
@@ -578,21 +578,12 @@ def test_rows_at_the_bounds_are_kept_and_score_inside_their_interval(tmp_path: P
     assert all(v is None or math.isfinite(v) for v in group["adj"].values())
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+@needs_mkfifo
 def test_a_fifo_among_the_cycle_files_is_unreadable_and_never_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good = write_jsonl(tmp_path / "good.jsonl", [json.dumps(pooled_row())])
-    fifo = tmp_path / "piped.jsonl"
-    os.mkfifo(fifo)
-    real_open = Path.open
-
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == fifo:
-            raise AssertionError("the FIFO was opened: the read would block for ever")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
+    fifo = fifo_never_opened(tmp_path / "piped.jsonl", monkeypatch)
     result = read_cycle_files([fifo, good])
     assert len(result.frame) == 1
     (w,) = result.warnings

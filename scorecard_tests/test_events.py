@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -21,6 +20,7 @@ from scorecard_assets.sources.events import (
     issue_number,
     read_dispatch_events,
 )
+from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
 
 REPO = "imboard-ai/imboard-monorepo"
 SLUG = "imboard-ai-imboard-monorepo"  # sources.md section 1
@@ -458,23 +458,13 @@ def test_a_deeply_nested_line_is_malformed_and_the_other_lines_count(tmp_path: P
     assert "events.jsonl line 2" in w.message and "nested too deeply" in w.message
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+@needs_mkfifo
 def test_a_fifo_in_place_of_a_journal_is_unreadable_and_never_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "h1"
     journal(home, "acme-api", [ev(issue=4)])
-    fifo = home / "sched" / SLUG / "events.jsonl"
-    fifo.parent.mkdir(parents=True)
-    os.mkfifo(fifo)
-    real_open = Path.open
-
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == fifo:
-            raise AssertionError("the FIFO was opened: the read would block for ever")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
+    fifo = fifo_never_opened(home / "sched" / SLUG / "events.jsonl", monkeypatch)
     result = read_dispatch_events(config(tmp_path, [REPO, "acme/api"], {"h1": home}))
     assert result.frame["repo"].tolist() == ["acme/api"]
     (w,) = result.warnings

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from scorecard_assets.sources.jsonl import (
     utc_times,
     with_consequence,
 )
+from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
 
 FIELDS = ("a", "b")
 
@@ -487,23 +487,6 @@ def test_reading_a_deeply_nested_line_in_blocks_is_a_bad_line_too(tmp_path: Path
     out = read_jsonl(f, FIELDS, block_bytes=1000)
     assert out.columns["a"] == [2] and out.line_nos == [2]
     assert [(p.line, p.reason) for p in out.bad] == [(1, TOO_DEEP_REASON), (3, TOO_DEEP_REASON)]
-
-
-needs_mkfifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
-
-
-def fifo_never_opened(path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Make ``path`` a FIFO nobody writes; opening it fails the test (instead of blocking it)."""
-    os.mkfifo(path)
-    real_open = Path.open
-
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == path:
-            raise AssertionError(f"{self} was opened: reading a FIFO blocks until a writer comes")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
-    return path
 
 
 @needs_mkfifo

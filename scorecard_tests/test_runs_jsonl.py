@@ -15,6 +15,7 @@ from scorecard_assets.config import HostConfig
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.schemas import RUN_TELEMETRY, contract_problems
 from scorecard_assets.sources.runs_jsonl import issue_of_unit, read_run_telemetry
+from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
 
 # The three example lines of sources.md section 3, verbatim.
 SPEC_LINES = [
@@ -541,22 +542,13 @@ def test_a_deeply_nested_line_is_malformed_and_the_other_lines_count(tmp_path: P
     assert result.sources[0].malformed == 1 and result.sources[0].rows == 2
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+@needs_mkfifo
 def test_a_fifo_in_place_of_runs_jsonl_is_unreadable_and_never_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     good = host(tmp_path, "a", [entry(unit="issue:1")])
     piped = host(tmp_path, "b", None)
-    fifo = piped.dossier_home / "runs.jsonl"
-    os.mkfifo(fifo)
-    real_open = Path.open
-
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == fifo:
-            raise AssertionError("the FIFO was opened: the read would block for ever")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
+    fifo = fifo_never_opened(piped.dossier_home / "runs.jsonl", monkeypatch)
     result = read_run_telemetry([good, piped])
     assert result.frame["host"].tolist() == ["a"]
     (w,) = result.warnings

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.schemas import TRAIL_COMMENTS, contract_problems
 from scorecard_assets.sources.trails_recorded import RecordedTrailsError, read_recorded_trails
+from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
 
 MARKER = "<!-- runstate:v1 -->"
 API = "https://api.github.com/repos"
@@ -349,21 +349,6 @@ def test_a_number_beyond_double_range_costs_its_entry_not_the_file(tmp_path: Pat
     assert (w.code, w.line, w.values["field"]) == ("malformed_line", 2, "id")
 
 
-needs_mkfifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
-
-
-def never_open(monkeypatch: pytest.MonkeyPatch, fifo: Path) -> None:
-    """Fail the test (instead of blocking it) if anything opens ``fifo``."""
-    real_open = Path.open
-
-    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == fifo:
-            raise AssertionError("the FIFO was opened: the read would block for ever")
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", guarded)
-
-
 @needs_mkfifo
 def test_a_fifo_in_place_of_comments_json_fails_that_repo_without_being_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -371,8 +356,7 @@ def test_a_fifo_in_place_of_comments_json_fails_that_repo_without_being_opened(
     export(tmp_path, "acme/api", issues=[issue(5)], comments=[comment(1, 5, milestone("gate"))])
     broken = export(tmp_path, "acme/bad", issues=[issue(5)])
     fifo = broken / "comments.json"
-    os.mkfifo(fifo)
-    never_open(monkeypatch, fifo)
+    fifo_never_opened(fifo, monkeypatch)
     result = read_recorded_trails(config(tmp_path, ["acme/api", "acme/bad"]))
     assert result.frame["repo"].tolist() == ["acme/api"]
     (w,) = result.warnings
@@ -386,8 +370,7 @@ def test_a_fifo_in_place_of_issues_json_is_unreadable_without_being_opened(
 ) -> None:
     repo_dir = export(tmp_path, "acme/api", comments=[comment(1, 5, milestone("gate"))])
     fifo = repo_dir / "issues.json"
-    os.mkfifo(fifo)
-    never_open(monkeypatch, fifo)
+    fifo_never_opened(fifo, monkeypatch)
     result = read_recorded_trails(config(tmp_path, ["acme/api"]))
     assert result.frame["comment_id"].tolist() == [1]
     (w,) = result.warnings
