@@ -22,7 +22,7 @@ from scorecard_assets.pragmatikos.cycles_import import (
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
 from scorecard_assets.transform.cycles import fleet_cycles, score_window, select_window, ship_judgement
-from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
+from scorecard_tests.broken_files import fifo_never_opened, needs_mkfifo
 
 UTC = "UTC"
 AS_OF = pd.Timestamp("2026-09-10T00:00:00Z")

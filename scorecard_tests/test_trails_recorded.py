@@ -13,7 +13,7 @@ from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.schemas import TRAIL_COMMENTS, contract_problems
 from scorecard_assets.sources.trails_recorded import RecordedTrailsError, read_recorded_trails
-from scorecard_tests.fifo import fifo_never_opened, needs_mkfifo
+from scorecard_tests.broken_files import fifo_never_opened, needs_mkfifo
 
 MARKER = "<!-- runstate:v1 -->"
 API = "https://api.github.com/repos"

@@ -1,4 +1,6 @@
-"""Named pipes for the "never open a FIFO" tests: a reader that opened one would block for ever."""
+"""Files that misbehave, for the readers' "nothing is lost" tests: a named pipe that must never be
+opened (a reader that opened it would block for ever) and a handle whose reads fail after the first
+block."""
 
 from __future__ import annotations
 
@@ -24,3 +26,22 @@ def fifo_never_opened(path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.setattr(Path, "open", guarded)
     return path
+
+
+class FailsAfterFirstBlock:
+    """Wraps an open binary handle: the first ``read`` works, every later one raises EIO."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.reads = real, 0
+
+    def __enter__(self) -> FailsAfterFirstBlock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.real.close()
+
+    def read(self, size: int) -> bytes:
+        self.reads += 1
+        if self.reads > 1:
+            raise OSError(5, "Input/output error")
+        return bytes(self.real.read(size))
