@@ -325,16 +325,19 @@ def contract_problems(df: pd.DataFrame, contract: Contract) -> list[str]:
     return problems
 
 
+# The pandas dtype of each column kind.
+KIND_DTYPES = {
+    "int": "int64",
+    "Int": "Int64",
+    "float": "float64",
+    "bool": "bool",
+    "boolean": "boolean",
+    "datetime": "datetime64[us, UTC]",
+    "str": "str",
+    "object": "object",
+}
+
+
 def empty_frame(contract: Contract) -> pd.DataFrame:
     """A zero-row frame with every column of ``contract`` at its kind."""
-    dtypes = {
-        "int": "int64",
-        "Int": "Int64",
-        "float": "float64",
-        "bool": "bool",
-        "boolean": "boolean",
-        "datetime": "datetime64[us, UTC]",
-        "str": "str",
-        "object": "object",
-    }
-    return pd.DataFrame({c: pd.Series(dtype=dtypes[k]) for c, (k, _) in contract.items()})
+    return pd.DataFrame({c: pd.Series(dtype=KIND_DTYPES[k]) for c, (k, _) in contract.items()})

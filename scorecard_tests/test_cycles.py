@@ -23,6 +23,7 @@ from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
 from scorecard_assets.transform.cycles import fleet_cycles, score_window, select_window, ship_judgement
 from scorecard_tests.broken_files import fifo_never_opened, needs_mkfifo
+from scorecard_tests.frames import contract_frame
 
 UTC = "UTC"
 AS_OF = pd.Timestamp("2026-09-10T00:00:00Z")
@@ -59,16 +60,8 @@ def run(**overrides: Any) -> dict[str, Any]:
 
 
 def run_table(*rows: dict[str, Any]) -> pd.DataFrame:
-    """A frame that satisfies schemas.RUN_TABLE (dtypes taken from empty_frame)."""
-    template = empty_frame(RUN_TABLE)
-    frame = pd.DataFrame(list(rows), columns=list(RUN_TABLE))
-    for col, (kind, _) in RUN_TABLE.items():
-        if kind == "datetime":
-            frame[col] = pd.to_datetime(frame[col], utc=True)
-        else:
-            frame[col] = frame[col].astype(template[col].dtype)
-    assert contract_problems(frame, RUN_TABLE) == []
-    return frame
+    """A frame that satisfies schemas.RUN_TABLE."""
+    return contract_frame(rows, RUN_TABLE)
 
 
 def one_cycle(**overrides: Any) -> pd.Series:

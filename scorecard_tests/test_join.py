@@ -20,6 +20,7 @@ from scorecard_assets.schemas import (
 )
 from scorecard_assets.transform.join import build_run_table, canonical_flags
 from scorecard_assets.transform.trail_runs import build_trail_runs
+from scorecard_tests.frames import contract_frame
 from scorecard_tests.test_attribution import telemetry
 from scorecard_tests.test_trail_runs import Ms, at, comments, concat, ms, run_row
 
@@ -42,29 +43,7 @@ def config(**models: object) -> ScorecardConfig:
 def typed(
     rows: list[dict[str, object]], contract: dict[str, tuple[str, str]], defaults: dict[str, object]
 ) -> pd.DataFrame:
-    if not rows:
-        return empty_frame(contract)
-    full = []
-    for r in rows:
-        row = {c: None for c in contract}
-        row.update(defaults)
-        row.update(r)
-        full.append(row)
-    df = pd.DataFrame(full, columns=list(contract))
-    casts = {
-        "int": "int64",
-        "Int": "Int64",
-        "float": "float64",
-        "bool": "bool",
-        "boolean": "boolean",
-        "str": "str",
-    }
-    for c, (kind, _) in contract.items():
-        if kind == "datetime":
-            df[c] = pd.to_datetime(df[c], utc=True)
-        elif kind in casts:
-            df[c] = df[c].astype(casts[kind])
-    return df
+    return contract_frame(rows, contract, defaults)
 
 
 def events(*rows: dict[str, object]) -> pd.DataFrame:

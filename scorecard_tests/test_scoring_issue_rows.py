@@ -16,6 +16,7 @@ from scorecard_assets import schemas
 from scorecard_assets.schemas import ISSUE_ROWS
 from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.windows import window_for_partition
+from scorecard_tests.frames import contract_frame
 
 UTC = "UTC"
 # Week of Monday 2026-11-16: a 7-day window is [2026-11-16, 2026-11-23).
@@ -36,14 +37,6 @@ _KIND_DEFAULTS: dict[str, Any] = {
     "boolean": pd.NA,
     "datetime": pd.NaT,
     "str": None,
-}
-_DTYPES = {
-    "int": "int64",
-    "Int": "Int64",
-    "float": "float64",
-    "bool": "bool",
-    "boolean": "boolean",
-    "str": "str",
 }
 
 
@@ -72,18 +65,7 @@ def run(**fields: Any) -> dict[str, Any]:
 
 def run_table(*runs: dict[str, Any]) -> pd.DataFrame:
     """A frame conforming to schemas.RUN_TABLE from ``run(...)`` rows."""
-    if not runs:
-        return schemas.empty_frame(schemas.RUN_TABLE)
-    frame = pd.DataFrame(list(runs), columns=list(schemas.RUN_TABLE))
-    for col, (kind, _) in schemas.RUN_TABLE.items():
-        if kind == "datetime":
-            frame[col] = pd.to_datetime(frame[col], utc=True)
-        elif kind == "object":
-            frame[col] = frame[col].astype(object)
-        else:
-            frame[col] = frame[col].astype(_DTYPES[kind])
-    assert schemas.contract_problems(frame, schemas.RUN_TABLE) == []
-    return frame
+    return contract_frame(runs, schemas.RUN_TABLE)
 
 
 def dispatch(at: str, tier: str | None = None, cli: str | None = None) -> dict[str, Any]:

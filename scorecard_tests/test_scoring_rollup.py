@@ -9,13 +9,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from scorecard_assets import schemas
 from scorecard_assets.schemas import ISSUE_ROWS
 from scorecard_assets.scoring import rollup
 from scorecard_assets.scoring.collation import collation_key, locale_sorted
+from scorecard_tests.frames import contract_frame
 
 _KIND_DEFAULTS: dict[str, Any] = {"int": 0, "Int": pd.NA, "float": math.nan, "bool": False, "str": None}
-_DTYPES = {"int": "int64", "Int": "Int64", "float": "float64", "bool": "bool", "str": "str"}
 
 # scorecard.md section 8, rollup fields, typed from the spec.
 SPEC_ROLLUP_KEYS = [
@@ -37,13 +36,7 @@ def row(**fields: Any) -> dict[str, Any]:
 
 
 def frame(*rows: dict[str, Any]) -> pd.DataFrame:
-    if not rows:
-        return schemas.empty_frame(ISSUE_ROWS)
-    out = pd.DataFrame(list(rows), columns=list(ISSUE_ROWS))
-    for col, (kind, _) in ISSUE_ROWS.items():
-        out[col] = out[col].astype(object) if kind == "object" else out[col].astype(_DTYPES[kind])
-    assert schemas.contract_problems(out, ISSUE_ROWS) == []
-    return out
+    return contract_frame(rows, ISSUE_ROWS)
 
 
 def strip(entries: list[dict[str, Any]], *keys: str) -> list[tuple[Any, ...]]:
