@@ -19,7 +19,8 @@ from ..report.markdown import render_markdown
 from ..report.publish import latest_window, publish_report, published_issue_rows
 from ..report.sidecar_model import dump_sidecar, sidecar_problems
 from ..resources import ScorecardResource
-from ..scoring.scorecard import build_scorecard, scorecard_frames, window_issue_rows
+from ..scoring.issue_rows import issue_rows
+from ..scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
 from ..scoring.windows import Window, previous_window, select_runs, window_for_partition
 from ..transform.cycles import score_window
 from ..transform.window_warnings import for_window, in_report_order
@@ -61,20 +62,23 @@ def model_scorecard(
     # repo-wide aggregates recounted over this window's runs, then only what concerns the window
     in_window = window_warnings(for_window(lineage_warnings(run_table), runs), _issue_keys(runs))
     applicable = in_report_order(relative_to(in_window, _config_dir(cfg)), [r.name for r in cfg.repos])
-    sidecar = build_scorecard(
-        run_table.frame, w, generated_at=now_iso(), warnings=[warning_line(x) for x in applicable]
+    baseline_rows = window_issue_rows(run_table.frame, previous_window(w))
+    sidecar = scorecard_of_rows(
+        issue_rows(runs, w),
+        baseline_rows,
+        w,
+        generated_at=now_iso(),
+        warnings=[warning_line(x) for x in applicable],
     )
     sidecar["sources"] = lineage_sources(run_table)
     sidecar["warningRecords"] = applicable
-    prev = previous_window(w)
-    prev_rows = len(window_issue_rows(run_table.frame, prev))
     frames = scorecard_frames(sidecar)
     totals = frames.get("totals", pd.DataFrame())
     grand = sidecar.get("grandTotal") or {}
     # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
     sidecar[GUARD_KEY] = guard_inputs(
         rows=int(grand.get("n") or 0),
-        previous_rows=prev_rows,
+        previous_rows=len(baseline_rows),
         published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
         window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
     )

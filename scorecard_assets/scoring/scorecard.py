@@ -95,8 +95,21 @@ def build_scorecard(
     total carries a Δ).
     """
     rows = window_issue_rows(run_table, w)
+    baseline_rows = window_issue_rows(run_table, previous_window(w))
+    return scorecard_of_rows(rows, baseline_rows, w, generated_at=generated_at, warnings=warnings)
+
+
+def scorecard_of_rows(
+    rows: pd.DataFrame,
+    baseline_rows: pd.DataFrame,
+    w: Window,
+    *,
+    generated_at: str,
+    warnings: list[str] | None = None,
+) -> dict[str, Any]:
+    """:func:`build_scorecard` from issue rows already computed: ``rows`` of window ``w`` and
+    ``baseline_rows`` of ``previous_window(w)`` (for a caller that needs them too)."""
     baseline_window = previous_window(w)
-    baseline_rows = window_issue_rows(run_table, baseline_window)
     baseline_totals = rollup.totals(baseline_rows)
     baseline_end = baseline_window.window_end_date if len(baseline_rows) else None
     current_totals = rollup.totals(rows)
