@@ -34,7 +34,6 @@ from matplotlib.font_manager import FontProperties
 
 from scorecard_assets.report.formatters import as_number, dict_rows
 from scorecard_assets.report.label_layout import Box, place_labels
-from scorecard_assets.report.publish import write_atomic
 from scorecard_assets.sanitize import cap, scrub
 
 Row = dict[str, Any]
@@ -66,16 +65,6 @@ _RC: dict[str, Any] = {
 }
 _POINT_COLOUR = "#2b6cb0"
 _TIE_COLOUR = "#dd6b20"
-
-
-def render_charts(sidecar: dict, out_dir: Path) -> dict[str, Path]:
-    """Write every chart of :func:`chart_pngs` into ``out_dir`` (atomically); name -> path."""
-    paths: dict[str, Path] = {}
-    for name, data in chart_pngs(sidecar).items():
-        path = out_dir / name
-        write_atomic(path, data)
-        paths[name] = path
-    return paths
 
 
 def chart_pngs(sidecar: dict) -> dict[str, bytes]:
