@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .records import DataWarning, SourceStat, collapse_warnings, warning_line
-from .sidecar_keys import OUR_KEYS, REFERENCE_KEYS
+from scorecard_assets.records import DataWarning, SourceStat, collapse_warnings, warning_line
+from scorecard_assets.sidecar_keys import OUR_KEYS, REFERENCE_KEYS
 
 
 def relative_to(warnings: Iterable[DataWarning], base: Path | None) -> list[DataWarning]:

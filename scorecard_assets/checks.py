@@ -21,10 +21,10 @@ from typing import Any
 
 import dagster as dg
 
-from .partitions import weekly_partitions
-from .records import WARNING_CODES, DataWarning, TableResult, warnings_for
-from .report.publish import guard_refuses
-from .sanitize import safe_warning
+from scorecard_assets.partitions import weekly_partitions
+from scorecard_assets.records import WARNING_CODES, DataWarning, TableResult, warnings_for
+from scorecard_assets.report.publish import guard_refuses
+from scorecard_assets.sanitize import safe_warning
 
 MAX_EXAMPLES = 10
 GUARD_CHECK = "window_not_silently_empty"

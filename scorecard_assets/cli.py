@@ -16,9 +16,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from .config import ConfigError, load_config
-from .dotenv_file import load_dotenv_of_cwd
-from .scoring.windows import latest_complete_partition, window_for_partition
+from scorecard_assets.config import ConfigError, load_config
+from scorecard_assets.dotenv_file import load_dotenv_of_cwd
+from scorecard_assets.scoring.windows import latest_complete_partition, window_for_partition
 
 
 def _instance() -> dg.DagsterInstance:
@@ -60,7 +60,7 @@ def _root_cause(error: object) -> str:
 
 
 def _execute(job_name: str, partition: str, instance: dg.DagsterInstance) -> bool:
-    from .definitions import defs
+    from scorecard_assets.definitions import defs
 
     job = defs.resolve_job_def(job_name)
     level = os.environ.get("SCORECARD_LOG_LEVEL", "WARNING")  # DEBUG shows every Dagster event
@@ -116,7 +116,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 def _checked_week(key: str, flag: str) -> str:
     """``key`` when it is a week of the partitions (a Monday from the first partition on), else a
     clear exit naming ``flag`` and the expected form."""
-    from .partitions import weekly_partitions
+    from scorecard_assets.partitions import weekly_partitions
 
     try:
         day = date.fromisoformat(key)

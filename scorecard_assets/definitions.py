@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dagster as dg
 
-from . import checks
-from .assets import ingest, report, transform
-from .resources import GitHubResource, ScorecardResource
-from .schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard_schedule
+from scorecard_assets import checks
+from scorecard_assets.assets import ingest, report, transform
+from scorecard_assets.resources import GitHubResource, ScorecardResource
+from scorecard_assets.schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard_schedule
 
 defs = dg.Definitions(
     executor=dg.in_process_executor,

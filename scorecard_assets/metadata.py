@@ -9,8 +9,8 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from .records import TableResult
-from .sanitize import safe_cell
+from scorecard_assets.records import TableResult
+from scorecard_assets.sanitize import safe_cell
 
 PREVIEW_ROWS = 10
 

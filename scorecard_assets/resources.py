@@ -8,8 +8,8 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from .config import ScorecardConfig, config_path_from_env, load_config
-from .github.resource import GitHubResource
+from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
+from scorecard_assets.github.resource import GitHubResource
 
 __all__ = ["GitHubResource", "ScorecardResource"]
 

@@ -20,8 +20,7 @@ from scorecard_assets.sources.runs_jsonl import read_run_telemetry
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
-
-from .reference_oracle import oracle_scorecard
+from scorecard_tests.reference_oracle import oracle_scorecard
 
 ROLLUP_COMPARED = (  # noqa: SIM905 - a few lines of names read better than 28 list items
     "n delivered blocked deliveryRate costPerDeliveredUsd costSamples costFromRunLogSamples medianApiMinutes "

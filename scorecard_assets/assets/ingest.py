@@ -6,13 +6,13 @@ from its real annotation.
 
 import dagster as dg
 
-from ..metadata import table_output
-from ..records import TableResult
-from ..resources import GitHubResource, ScorecardResource
-from ..sources.agent_logs import read_agent_logs
-from ..sources.events import read_dispatch_events
-from ..sources.runs_jsonl import read_run_telemetry
-from ..sources.trails_recorded import read_recorded_trails
+from scorecard_assets.metadata import table_output
+from scorecard_assets.records import TableResult
+from scorecard_assets.resources import GitHubResource, ScorecardResource
+from scorecard_assets.sources.agent_logs import read_agent_logs
+from scorecard_assets.sources.events import read_dispatch_events
+from scorecard_assets.sources.runs_jsonl import read_run_telemetry
+from scorecard_assets.sources.trails_recorded import read_recorded_trails
 
 GROUP = "ingest"
 GITHUB_CACHE_FILE = "github-trails.sqlite"

@@ -7,23 +7,29 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from ..assembly import assemble_sidecar, relative_to, window_warnings
-from ..checks import GUARD_KEY, guard_failure, guard_inputs, guard_metadata, stored_guard_inputs
-from ..config import ScorecardConfig
-from ..metadata import preview_markdown
-from ..partitions import weekly_partitions
-from ..records import TableResult, lineage_sources, lineage_warnings, warning_line
-from ..report.charts import chart_markdown, chart_pngs
-from ..report.digest import render_digest
-from ..report.markdown import render_markdown
-from ..report.publish import latest_window, publish_report, published_issue_rows
-from ..report.sidecar_model import dump_sidecar, sidecar_problems
-from ..resources import ScorecardResource
-from ..scoring.issue_rows import issue_rows
-from ..scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
-from ..scoring.windows import Window, previous_window, select_runs, window_for_partition
-from ..transform.cycles import score_window
-from ..transform.window_warnings import for_window, in_report_order
+from scorecard_assets.assembly import assemble_sidecar, relative_to, window_warnings
+from scorecard_assets.checks import (
+    GUARD_KEY,
+    guard_failure,
+    guard_inputs,
+    guard_metadata,
+    stored_guard_inputs,
+)
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.metadata import preview_markdown
+from scorecard_assets.partitions import weekly_partitions
+from scorecard_assets.records import TableResult, lineage_sources, lineage_warnings, warning_line
+from scorecard_assets.report.charts import chart_markdown, chart_pngs
+from scorecard_assets.report.digest import render_digest
+from scorecard_assets.report.markdown import render_markdown
+from scorecard_assets.report.publish import latest_window, publish_report, published_issue_rows
+from scorecard_assets.report.sidecar_model import dump_sidecar, sidecar_problems
+from scorecard_assets.resources import ScorecardResource
+from scorecard_assets.scoring.issue_rows import issue_rows
+from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
+from scorecard_assets.scoring.windows import Window, previous_window, select_runs, window_for_partition
+from scorecard_assets.transform.cycles import score_window
+from scorecard_assets.transform.window_warnings import for_window, in_report_order
 
 GROUP = "report"
 

@@ -5,15 +5,15 @@ from datetime import timedelta
 import dagster as dg
 import pandas as pd
 
-from ..config import ScorecardConfig
-from ..metadata import table_output
-from ..pragmatikos.cycles_import import read_cycle_files
-from ..records import TableResult, forward_lineage
-from ..resources import ScorecardResource
-from ..schemas import CYCLES
-from ..transform.cycles import fleet_cycles
-from ..transform.join import build_run_table
-from ..transform.trail_runs import build_trail_runs
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.metadata import table_output
+from scorecard_assets.pragmatikos.cycles_import import read_cycle_files
+from scorecard_assets.records import TableResult, forward_lineage
+from scorecard_assets.resources import ScorecardResource
+from scorecard_assets.schemas import CYCLES
+from scorecard_assets.transform.cycles import fleet_cycles
+from scorecard_assets.transform.join import build_run_table
+from scorecard_assets.transform.trail_runs import build_trail_runs
 
 GROUP = "transform"
 

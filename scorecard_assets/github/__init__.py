@@ -8,8 +8,8 @@ CLI: ``python -m scorecard_assets.github export|sync``.
 
 from __future__ import annotations
 
-from .cache import CacheError, RepoCursor, TrailCache, default_cache_path
-from .client import (
+from scorecard_assets.github.cache import CacheError, RepoCursor, TrailCache, default_cache_path
+from scorecard_assets.github.client import (
     ClientSettings,
     MissingTokenError,
     RequestCounter,
@@ -17,8 +17,15 @@ from .client import (
     make_github,
     resolve_token,
 )
-from .export import ExportError, export_repo
-from .sync import SyncOptions, SyncReport, TrailSyncError, build_trail_result, sync_repo, sync_repos
+from scorecard_assets.github.export import ExportError, export_repo
+from scorecard_assets.github.sync import (
+    SyncOptions,
+    SyncReport,
+    TrailSyncError,
+    build_trail_result,
+    sync_repo,
+    sync_repos,
+)
 
 __all__ = [
     "CacheError",

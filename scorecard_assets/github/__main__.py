@@ -19,12 +19,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import ConfigError, check_repo_name, load_config
-from ..dotenv_file import load_dotenv_of_cwd
-from .cache import CacheError, TrailCache, default_cache_path
-from .client import ClientSettings, MissingTokenError, make_github, resolve_token
-from .export import ExportError, export_repo
-from .sync import sync_repos
+from scorecard_assets.config import ConfigError, check_repo_name, load_config
+from scorecard_assets.dotenv_file import load_dotenv_of_cwd
+from scorecard_assets.github.cache import CacheError, TrailCache, default_cache_path
+from scorecard_assets.github.client import ClientSettings, MissingTokenError, make_github, resolve_token
+from scorecard_assets.github.export import ExportError, export_repo
+from scorecard_assets.github.sync import sync_repos
 
 
 def _repo_arg(value: str) -> str:

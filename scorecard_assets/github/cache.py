@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..sources.trail_records import CommentRecord, IssueRecord
+from scorecard_assets.sources.trail_records import CommentRecord, IssueRecord
 
 SCHEMA_VERSION = "1"
 CACHE_FILE_NAME = "github-trails.sqlite"

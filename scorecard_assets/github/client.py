@@ -38,7 +38,7 @@ import urllib3.exceptions
 from github import Auth, Github, GithubRetry
 from github.GithubException import GithubException
 
-from ..config import GitHubConfig
+from scorecard_assets.config import GitHubConfig
 
 Sleeper = Callable[[float], None]
 

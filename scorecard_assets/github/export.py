@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
-from ..config import check_repo_name
-from ..sources.trail_records import CommentRecord, IssueRecord
-from .cache import TrailCache, as_utc
-from .client import DEFAULT_BASE_URL
+from scorecard_assets.config import check_repo_name
+from scorecard_assets.github.cache import TrailCache, as_utc
+from scorecard_assets.github.client import DEFAULT_BASE_URL
+from scorecard_assets.sources.trail_records import CommentRecord, IssueRecord
 
 
 class ExportError(RuntimeError):

@@ -14,11 +14,17 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from ..config import ScorecardConfig
-from ..records import TableResult
-from .cache import TrailCache
-from .client import ClientSettings, make_github, resolve_token
-from .sync import LogLike, SyncOptions, build_trail_result, raise_if_all_failed, sync_repos
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.github.cache import TrailCache
+from scorecard_assets.github.client import ClientSettings, make_github, resolve_token
+from scorecard_assets.github.sync import (
+    LogLike,
+    SyncOptions,
+    build_trail_result,
+    raise_if_all_failed,
+    sync_repos,
+)
+from scorecard_assets.records import TableResult
 
 
 class GitHubResource(dg.ConfigurableResource):

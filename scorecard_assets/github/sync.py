@@ -40,11 +40,13 @@ from github import Github
 from github.GithubException import GithubException
 from pydantic import ValidationError
 
-from ..records import DataWarning, SourceStat, TableResult
-from ..sanitize import render_value
-from ..sources.jsonl import shown
-from ..sources.runstate import is_milestone
-from ..sources.trail_records import (
+from scorecard_assets.github.cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache, as_utc
+from scorecard_assets.github.client import ApiReader, Page, client_context, describe_error, redacting_logs
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sources.jsonl import shown
+from scorecard_assets.sources.runstate import is_milestone
+from scorecard_assets.sources.trail_records import (
     ID_RANGE,
     CommentRecord,
     IssueRecord,
@@ -53,8 +55,6 @@ from ..sources.trail_records import (
     issue_from_rest,
     trail_frame,
 )
-from .cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache, as_utc
-from .client import ApiReader, Page, client_context, describe_error, redacting_logs
 
 ASSET = "trail_comments"
 LISTING_ISSUES = "issues"

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .constants import VERIFY_TOLERANCE
+from scorecard_assets.pragmatikos.constants import VERIFY_TOLERANCE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "verify":
-        from .verify import run_verify
+        from scorecard_assets.pragmatikos.verify import run_verify
 
         return run_verify(args.pool_file, tolerance=args.tolerance)
     return 2  # unreachable: argparse requires a known command

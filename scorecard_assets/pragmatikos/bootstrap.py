@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .constants import (
+from scorecard_assets.pragmatikos.constants import (
     AXES,
     AXIS_KIND,
     BOOTSTRAP_CELLS_PER_CHUNK,
@@ -46,7 +46,7 @@ from .constants import (
     SPAN,
     TIERS,
 )
-from .engine import CycleFacts, cycle_facts, group_label, js_number
+from scorecard_assets.pragmatikos.engine import CycleFacts, cycle_facts, group_label, js_number
 
 FloatArray = np.ndarray
 

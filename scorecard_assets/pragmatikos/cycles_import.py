@@ -56,11 +56,11 @@ from pydantic import (
     model_validator,
 )
 
-from ..records import DataWarning, SourceStat, TableResult
-from ..sanitize import render_value
-from ..schemas import CYCLES, empty_frame
-from ..sources.jsonl import NotRegularFileError, read_regular_bytes
-from .constants import POOLED_FIELDS
+from scorecard_assets.pragmatikos.constants import POOLED_FIELDS
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.schemas import CYCLES, empty_frame
+from scorecard_assets.sources.jsonl import NotRegularFileError, read_regular_bytes
 
 ASSET = "cycles"
 SOURCE = "cycles import"

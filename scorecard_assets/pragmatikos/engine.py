@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from .constants import (
+from scorecard_assets.pragmatikos.constants import (
     AXES,
     AXIS_KIND,
     COMBO_KEY_ARROW,

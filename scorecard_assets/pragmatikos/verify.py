@@ -23,8 +23,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .constants import AXES, EVIDENCE_K, SPAN, TIER_NAMES, VERIFY_TOLERANCE, WEIGHTS_LABEL
-from .engine import ratio_or_none, score_group
+from scorecard_assets.pragmatikos.constants import (
+    AXES,
+    EVIDENCE_K,
+    SPAN,
+    TIER_NAMES,
+    VERIFY_TOLERANCE,
+    WEIGHTS_LABEL,
+)
+from scorecard_assets.pragmatikos.engine import ratio_or_none, score_group
 
 Value = float | None
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ._catalog import (
+from scorecard_assets.sample_fleet._catalog import (
     AS_OF_MS,
     DAY_MS,
     HOSTILE_BRANCH,
@@ -28,8 +28,18 @@ from ._catalog import (
     MINUTE_MS,
     REPOS,
 )
-from ._model import Dispatch, Event, Fleet, Issue, Milestone, Note, PullRequest, TeleRow, iso_seconds
-from ._render import RenderFlags
+from scorecard_assets.sample_fleet._model import (
+    Dispatch,
+    Event,
+    Fleet,
+    Issue,
+    Milestone,
+    Note,
+    PullRequest,
+    TeleRow,
+    iso_seconds,
+)
+from scorecard_assets.sample_fleet._render import RenderFlags
 
 DATE_PASTE = "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 FULL_PATH_OPENCODE = "/home/u/.opencode/bin/opencode"

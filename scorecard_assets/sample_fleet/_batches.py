@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._catalog import HOUR_MS, MINUTE_MS
-from ._model import Segment
-from ._story import Cutoff, short_sha
+from scorecard_assets.sample_fleet._catalog import HOUR_MS, MINUTE_MS
+from scorecard_assets.sample_fleet._model import Segment
+from scorecard_assets.sample_fleet._story import Cutoff, short_sha
 
 if TYPE_CHECKING:
-    from ._story import Story
+    from scorecard_assets.sample_fleet._story import Story
 
 ANCHOR_DELAY_MS = 40 * MINUTE_MS  # the members are built first
 

@@ -9,12 +9,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..config import DEFAULT_ROUTING_PREFIXES
-from ..pragmatikos.constants import POOLED_FIELDS
-from ._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs
-from ._extras import EXTRA_HOSTS, EXTRA_REPOS, UNSUPPORTED_CYCLE_FILE
-from ._model import Fleet, dumps
-from ._render import RenderFlags, Written, write
+from scorecard_assets.config import DEFAULT_ROUTING_PREFIXES
+from scorecard_assets.pragmatikos.constants import POOLED_FIELDS
+from scorecard_assets.sample_fleet._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs
+from scorecard_assets.sample_fleet._extras import EXTRA_HOSTS, EXTRA_REPOS, UNSUPPORTED_CYCLE_FILE
+from scorecard_assets.sample_fleet._model import Fleet, dumps
+from scorecard_assets.sample_fleet._render import RenderFlags, Written, write
 
 IMPORTED_CYCLES_FILE = "cycles/imported-cycles.jsonl"
 

@@ -23,8 +23,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._catalog import AS_OF_MS, DAY_MS
-from ._render import Written, write, write_bytes
+from scorecard_assets.sample_fleet._catalog import AS_OF_MS, DAY_MS
+from scorecard_assets.sample_fleet._render import Written, write, write_bytes
 
 
 @dataclass(frozen=True)

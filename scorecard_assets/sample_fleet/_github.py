@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._catalog import FLEET_USER, REPOS
-from ._model import RUNSTATE_MARKER, Fleet, Issue, PullRequest, iso_seconds
-from ._render import RenderFlags, Written, json_array, write
+from scorecard_assets.sample_fleet._catalog import FLEET_USER, REPOS
+from scorecard_assets.sample_fleet._model import RUNSTATE_MARKER, Fleet, Issue, PullRequest, iso_seconds
+from scorecard_assets.sample_fleet._render import RenderFlags, Written, json_array, write
 
 API = "https://api.github.com"
 WEB = "https://github.com"

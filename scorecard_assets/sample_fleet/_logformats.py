@@ -15,9 +15,9 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from ._catalog import MODELS
-from ._model import Dispatch, ToolCall, Turn, dumps, iso_millis
-from ._script import claude_totals, opencode_step_cost, reasoning_tokens, script
+from scorecard_assets.sample_fleet._catalog import MODELS
+from scorecard_assets.sample_fleet._model import Dispatch, ToolCall, Turn, dumps, iso_millis
+from scorecard_assets.sample_fleet._script import claude_totals, opencode_step_cost, reasoning_tokens, script
 
 CLAUDE_TOOL = {"read": "Read", "grep": "Grep", "edit": "Edit", "write": "Write"}
 OPENCODE_TOOL = {"read": "read", "grep": "grep", "edit": "edit", "write": "write"}

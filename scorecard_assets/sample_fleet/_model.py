@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ._catalog import Spelling
+from scorecard_assets.sample_fleet._catalog import Spelling
 
 RUNSTATE_MARKER = "<!-- runstate:v1 -->"
 

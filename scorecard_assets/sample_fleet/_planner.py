@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ._catalog import (
+from scorecard_assets.sample_fleet._catalog import (
     AS_OF_MS,
     DAY_MS,
     HOSTS,
@@ -35,7 +35,7 @@ from ._catalog import (
     SizeSpec,
     Spelling,
 )
-from ._model import Event, Fleet, iso_seconds
+from scorecard_assets.sample_fleet._model import Event, Fleet, iso_seconds
 
 T = TypeVar("T")
 
@@ -110,7 +110,7 @@ class Planner:
 
     # ------------------------------------------------------------------ the whole fleet
     def plan(self) -> Fleet:
-        from ._story import Story  # the story module uses this one's helpers
+        from scorecard_assets.sample_fleet._story import Story  # the story module uses this one's helpers
 
         slots = self._regular_slots() + self._in_flight_slots() + self._special_slots()
         self._number(slots)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._catalog import AS_OF_MS, REPOS, slug_of
-from ._logformats import render_slice
-from ._model import Dispatch, Fleet, dumps, iso_millis
+from scorecard_assets.sample_fleet._catalog import AS_OF_MS, REPOS, slug_of
+from scorecard_assets.sample_fleet._logformats import render_slice
+from scorecard_assets.sample_fleet._model import Dispatch, Fleet, dumps, iso_millis
 
 
 @dataclass

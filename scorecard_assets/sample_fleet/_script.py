@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ._catalog import HELPER_MODEL, MODELS
-from ._model import Dispatch, Segment, ToolCall, Turn
+from scorecard_assets.sample_fleet._catalog import HELPER_MODEL, MODELS
+from scorecard_assets.sample_fleet._model import Dispatch, Segment, ToolCall, Turn
 
 MODULE_NAMES = (
     "billing",

@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import _script
-from ._catalog import (
+from scorecard_assets.sample_fleet import _script
+from scorecard_assets.sample_fleet._catalog import (
     DELIVERED_PHASES,
     ESCALATION,
     HELPER_MODEL,
@@ -36,11 +36,20 @@ from ._catalog import (
     slug_of,
     worktree,
 )
-from ._model import Dispatch, Issue, Milestone, Note, Segment, TeleRow, iso_millis, iso_seconds
-from ._planner import spelling_of
+from scorecard_assets.sample_fleet._model import (
+    Dispatch,
+    Issue,
+    Milestone,
+    Note,
+    Segment,
+    TeleRow,
+    iso_millis,
+    iso_seconds,
+)
+from scorecard_assets.sample_fleet._planner import spelling_of
 
 if TYPE_CHECKING:
-    from ._planner import IssueSlot, Planner
+    from scorecard_assets.sample_fleet._planner import IssueSlot, Planner
 
 DOSSIER_OF_ROLE = {
     "classify": "sched:classify",
@@ -321,7 +330,7 @@ class Story:
 
     # ================================================================== the story
     def tell(self) -> None:
-        from . import _batches
+        from scorecard_assets.sample_fleet import _batches
 
         try:
             if self.slot.kind == "classify-only":

@@ -34,14 +34,18 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ._anomalies import inject
-from ._catalog import GENERATOR_VERSION, PROFILES, SIZES
-from ._config_cycles import render_config, render_cycles
-from ._extras import render_extra_exports, render_extra_hosts, render_unsupported_cycle_file
-from ._github import render_github
-from ._model import Dispatch
-from ._planner import Planner
-from ._render import Written, render_gate_logs, render_hosts
+from scorecard_assets.sample_fleet._anomalies import inject
+from scorecard_assets.sample_fleet._catalog import GENERATOR_VERSION, PROFILES, SIZES
+from scorecard_assets.sample_fleet._config_cycles import render_config, render_cycles
+from scorecard_assets.sample_fleet._extras import (
+    render_extra_exports,
+    render_extra_hosts,
+    render_unsupported_cycle_file,
+)
+from scorecard_assets.sample_fleet._github import render_github
+from scorecard_assets.sample_fleet._model import Dispatch
+from scorecard_assets.sample_fleet._planner import Planner
+from scorecard_assets.sample_fleet._render import Written, render_gate_logs, render_hosts
 
 MARKER_FILE = "fleet.json"
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"

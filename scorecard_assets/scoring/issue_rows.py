@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..schemas import ISSUE_ROWS, empty_frame
-from ..transform.join import EVENT_COUNTERS
-from .windows import Window
+from scorecard_assets.schemas import ISSUE_ROWS, empty_frame
+from scorecard_assets.scoring.windows import Window
+from scorecard_assets.transform.join import EVENT_COUNTERS
 
 # (row field, run-table column of runs.jsonl sums, run-table column of agent-log sums)
 COST_FIELDS: tuple[tuple[str, str, str], ...] = (

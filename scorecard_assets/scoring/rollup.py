@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..sidecar_keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
-from .collation import collation_key
+from scorecard_assets.scoring.collation import collation_key
+from scorecard_assets.sidecar_keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
 
 UNKNOWN = "<unknown>"
 DIRECT = "direct"

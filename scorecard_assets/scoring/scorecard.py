@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..sidecar_keys import DROP_KEYS, PHASE_KEYS
-from . import rollup
-from .issue_rows import issue_rows
-from .windows import Window, previous_window, select_runs
+from scorecard_assets.scoring import rollup
+from scorecard_assets.scoring.issue_rows import issue_rows
+from scorecard_assets.scoring.windows import Window, previous_window, select_runs
+from scorecard_assets.sidecar_keys import DROP_KEYS, PHASE_KEYS
 
 DROP_THRESHOLD = -0.10
 

@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..config import ScorecardConfig
-from ..records import DataWarning, SourceStat, TableResult
-from ..schemas import DISPATCH_EVENTS, empty_frame
-from .jsonl import (
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.schemas import DISPATCH_EVENTS, empty_frame
+from scorecard_assets.sources.jsonl import (
     MAX_INT64,
     MISSING,
     WARNINGS_PER_FILE,
@@ -57,7 +57,7 @@ from .jsonl import (
     utc_times,
     with_consequence,
 )
-from .slugs import sanitize_slug, slug_collisions
+from scorecard_assets.sources.slugs import sanitize_slug, slug_collisions
 
 ASSET = "dispatch_events"
 SOURCE = "events.jsonl"

@@ -64,8 +64,8 @@ import pandas as pd
 from pandas.api.extensions import ExtensionArray
 from pandas.api.types import pandas_dtype
 
-from ..records import DataWarning
-from ..sanitize import render_value
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
 
 UTF8_BOM = b"\xef\xbb\xbf"
 WARNINGS_PER_FILE = 20

@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-from ..config import HostConfig
-from ..records import DataWarning, SourceStat, TableResult
-from ..schemas import RUN_TELEMETRY, empty_frame
-from .jsonl import (
+from scorecard_assets.config import HostConfig
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.schemas import RUN_TELEMETRY, empty_frame
+from scorecard_assets.sources.jsonl import (
     MAX_INT64,
     MISSING,
     JsonlColumns,

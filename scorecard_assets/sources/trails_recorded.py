@@ -37,11 +37,11 @@ import orjson
 import pandas as pd
 from pydantic import ValidationError
 
-from ..config import ScorecardConfig
-from ..records import DataWarning, SourceStat, TableResult
-from ..sanitize import render_value
-from ..schemas import TRAIL_COMMENTS, empty_frame
-from .jsonl import (
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.schemas import TRAIL_COMMENTS, empty_frame
+from scorecard_assets.sources.jsonl import (
     TOO_DEEP,
     TOO_DEEP_REASON,
     LineProblem,
@@ -54,7 +54,13 @@ from .jsonl import (
     retry_infinite,
     shown,
 )
-from .trail_records import CommentRecord, IssueRecord, comment_from_rest, issue_from_rest, trail_frame
+from scorecard_assets.sources.trail_records import (
+    CommentRecord,
+    IssueRecord,
+    comment_from_rest,
+    issue_from_rest,
+    trail_frame,
+)
 
 ASSET = "trail_comments"
 SOURCE = "trails"

@@ -26,9 +26,9 @@ from fnmatch import fnmatchcase
 import numpy as np
 import pandas as pd
 
-from ..config import RepoConfig
-from ..records import DataWarning
-from ..sanitize import render_value
+from scorecard_assets.config import RepoConfig
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
 
 ASSET = "run_table"
 NO_RUN = -1

@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..pragmatikos.bootstrap import attach_intervals
-from ..pragmatikos.constants import (
+from scorecard_assets.pragmatikos.bootstrap import attach_intervals
+from scorecard_assets.pragmatikos.constants import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     MIN_JUDGED,
@@ -58,9 +58,9 @@ from ..pragmatikos.constants import (
     SHIP_PENDING,
     SHIP_UNSHIPPABLE,
 )
-from ..pragmatikos.engine import score_cycles
-from ..records import DataWarning, TableResult
-from ..schemas import CYCLES, empty_frame
+from scorecard_assets.pragmatikos.engine import score_cycles
+from scorecard_assets.records import DataWarning, TableResult
+from scorecard_assets.schemas import CYCLES, empty_frame
 
 ASSET = "cycles"
 FLEET_ORIGIN = "fleet"

@@ -32,12 +32,17 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ..config import PriceConfig, ScorecardConfig
-from ..records import DataWarning, TableResult, collapse_warnings
-from ..sanitize import render_value
-from ..schemas import RUN_TABLE, RUN_TABLE_EXTRA, TRAIL_RUNS, empty_frame
-from .attribution import attribute_telemetry_to_issues, attribute_to_runs, epoch_seconds, trail_issue_index
-from .model_names import UNKNOWN_MODEL, ModelNamer
+from scorecard_assets.config import PriceConfig, ScorecardConfig
+from scorecard_assets.records import DataWarning, TableResult, collapse_warnings
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.schemas import RUN_TABLE, RUN_TABLE_EXTRA, TRAIL_RUNS, empty_frame
+from scorecard_assets.transform.attribution import (
+    attribute_telemetry_to_issues,
+    attribute_to_runs,
+    epoch_seconds,
+    trail_issue_index,
+)
+from scorecard_assets.transform.model_names import UNKNOWN_MODEL, ModelNamer
 
 ASSET = "run_table"
 WORK_EVENTS = ("spawned", "redispatched")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from ..config import ModelsConfig
+from scorecard_assets.config import ModelsConfig
 
 UNKNOWN_MODEL = "<unknown>"
 FORGED_UNKNOWN = "unknown"  # what a present value spelling "<unknown>" becomes

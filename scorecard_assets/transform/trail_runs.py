@@ -32,10 +32,10 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning, TableResult, collapse_warnings
-from ..sanitize import render_value
-from ..schemas import TRAIL_RUNS, empty_frame
-from ..sources.runstate import CLASSIFY_PHASE, parse_milestone
+from scorecard_assets.records import DataWarning, TableResult, collapse_warnings
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.schemas import TRAIL_RUNS, empty_frame
+from scorecard_assets.sources.runstate import CLASSIFY_PHASE, parse_milestone
 
 ASSET = "trail_runs"
 UNKNOWN_RUN = "unknown-run"

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..records import WARNING_CODES, DataWarning
-from .join import model_warnings, tier_warnings
-from .trail_runs import coverage_warnings, phase_skew_warnings
+from scorecard_assets.records import WARNING_CODES, DataWarning
+from scorecard_assets.transform.join import model_warnings, tier_warnings
+from scorecard_assets.transform.trail_runs import coverage_warnings, phase_skew_warnings
 
 # The snapshot-wide repo aggregates that :func:`for_window` recounts per window.
 WINDOWED_CODES = frozenset(

@@ -60,10 +60,15 @@ runs/ directory contributed, its ``SourceStat``), ``log_warnings`` (the data war
 (the directory walk, the cache, the frame: ``read_agent_logs``).
 """
 
-from .log_warnings import ASSET
-from .parsing import COST_MAX, DURATION_MAX_MS, STEP_LATENCY_MAX_MS, TOKEN_MAX
-from .reader import issue_from_log_name, read_agent_logs
-from .slices import (
+from scorecard_assets.sources.agent_logs.log_warnings import ASSET
+from scorecard_assets.sources.agent_logs.parsing import (
+    COST_MAX,
+    DURATION_MAX_MS,
+    STEP_LATENCY_MAX_MS,
+    TOKEN_MAX,
+)
+from scorecard_assets.sources.agent_logs.reader import issue_from_log_name, read_agent_logs
+from scorecard_assets.sources.agent_logs.slices import (
     EMPTY_TABLE,
     EXAMPLES,
     FORMAT_CLAUDE_JSON,
@@ -76,8 +81,8 @@ from .slices import (
     SliceResult,
     SliceTable,
 )
-from .slicing import SNIFF_LINE_MAX_BYTES, SNIFF_LINES, parse_log_bytes
-from .tally import SOURCE
+from scorecard_assets.sources.agent_logs.slicing import SNIFF_LINE_MAX_BYTES, SNIFF_LINES, parse_log_bytes
+from scorecard_assets.sources.agent_logs.tally import SOURCE
 
 __all__ = [
     "ASSET",

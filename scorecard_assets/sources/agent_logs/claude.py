@@ -7,8 +7,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from ..tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
-from .parsing import (
+from scorecard_assets.sources.agent_logs.parsing import (
     BAD,
     BLANK,
     COST_MAX,
@@ -27,7 +26,8 @@ from .parsing import (
     valid_number,
     verify_after_edit,
 )
-from .slices import USAGE_TOKEN_KEYS, SliceResult
+from scorecard_assets.sources.agent_logs.slices import USAGE_TOKEN_KEYS, SliceResult
+from scorecard_assets.sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
 _IS_ERROR_MARKER = b'"is_error"'
 _CLAUDE_SYNTHETIC_MODEL = "<synthetic>"

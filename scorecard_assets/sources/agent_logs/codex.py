@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parsing import TOKEN_MAX, FormatParser, Problems, Sums, ToolCall, remember_call, tally_tools, text_of
-from .slices import NAN, SliceResult
+from scorecard_assets.sources.agent_logs.parsing import (
+    TOKEN_MAX,
+    FormatParser,
+    Problems,
+    Sums,
+    ToolCall,
+    remember_call,
+    tally_tools,
+    text_of,
+)
+from scorecard_assets.sources.agent_logs.slices import NAN, SliceResult
 
 _CODEX_TOOL_ITEMS = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
 _CODEX_ABORT_STATUSES = frozenset({"declined", "cancelled", "canceled", "aborted", "interrupted"})

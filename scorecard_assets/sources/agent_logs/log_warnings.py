@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...records import DataWarning
-from ...sanitize import render_value
-from .slices import EXAMPLES, SliceProblems, SliceResult
-from .tally import DirTally
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sources.agent_logs.slices import EXAMPLES, SliceProblems, SliceResult
+from scorecard_assets.sources.agent_logs.tally import DirTally
 
 ASSET = "agent_log_usage"
 

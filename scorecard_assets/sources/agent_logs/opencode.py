@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .parsing import (
+from scorecard_assets.sources.agent_logs.parsing import (
     COST_MAX,
     EPOCH_MS_MAX,
     EPOCH_MS_MIN,
@@ -21,7 +21,7 @@ from .parsing import (
     upper_median,
     valid_number,
 )
-from .slices import SliceResult
+from scorecard_assets.sources.agent_logs.slices import SliceResult
 
 # --------------------------------------------------------------------------------------------------
 # opencode --format json

@@ -11,10 +11,10 @@ from typing import Any
 
 import orjson
 
-from ...sanitize import render_value
-from ..jsonl import ORJSON_INFINITY_PREFIX, reject_json_constant
-from ..tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
-from .slices import EXAMPLES, NAN, TOKEN_FIELDS, SliceResult
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sources.agent_logs.slices import EXAMPLES, NAN, TOKEN_FIELDS, SliceResult
+from scorecard_assets.sources.jsonl import ORJSON_INFINITY_PREFIX, reject_json_constant
+from scorecard_assets.sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
 TOKEN_MAX = 1e15
 COST_MAX = 1e6

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...config import HostConfig, ScorecardConfig
-from ...records import DataWarning, SourceStat, TableResult
-from ...schemas import AGENT_LOG_USAGE, empty_frame
-from ..agent_log_cache import (
+from scorecard_assets.config import HostConfig, ScorecardConfig
+from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.schemas import AGENT_LOG_USAGE, empty_frame
+from scorecard_assets.sources.agent_log_cache import (
     FULL_READ,
     AgentLogCache,
     FileState,
@@ -28,12 +28,12 @@ from ..agent_log_cache import (
     fingerprint_bytes,
     read_range,
 )
-from ..jsonl import UNREADABLE, path_problem
-from ..slugs import sanitize_slug, slug_collisions
-from .log_warnings import file_warnings, missing, shared_slug, unreadable
-from .slices import EMPTY_TABLE, SliceResult, SliceTable
-from .slicing import parse_log_bytes
-from .tally import NO_TOTALS, DirTally, RowTotals, source_stat
+from scorecard_assets.sources.agent_logs.log_warnings import file_warnings, missing, shared_slug, unreadable
+from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable
+from scorecard_assets.sources.agent_logs.slicing import parse_log_bytes
+from scorecard_assets.sources.agent_logs.tally import NO_TOTALS, DirTally, RowTotals, source_stat
+from scorecard_assets.sources.jsonl import UNREADABLE, path_problem
+from scorecard_assets.sources.slugs import sanitize_slug, slug_collisions
 
 _LOG_NAME_RE = re.compile(r"-([0-9]+)\.log\Z")
 

@@ -10,13 +10,18 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from ...sanitize import render_value
-from ..jsonl import UTF8_BOM
-from .claude import ClaudeParser
-from .codex import CodexParser
-from .opencode import OpenCodeParser
-from .parsing import NON_SPACE_RE, FormatParser, Problems, decode, line_kind
-from .slices import (
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sources.agent_logs.claude import ClaudeParser
+from scorecard_assets.sources.agent_logs.codex import CodexParser
+from scorecard_assets.sources.agent_logs.opencode import OpenCodeParser
+from scorecard_assets.sources.agent_logs.parsing import (
+    NON_SPACE_RE,
+    FormatParser,
+    Problems,
+    decode,
+    line_kind,
+)
+from scorecard_assets.sources.agent_logs.slices import (
     FORMAT_CLAUDE_JSON,
     FORMAT_CLAUDE_STREAM,
     FORMAT_CODEX,
@@ -24,6 +29,7 @@ from .slices import (
     FORMAT_UNKNOWN,
     SliceResult,
 )
+from scorecard_assets.sources.jsonl import UTF8_BOM
 
 SNIFF_LINES = 50
 SNIFF_LINE_MAX_BYTES = 1 << 20

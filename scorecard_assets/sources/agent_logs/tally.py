@@ -11,8 +11,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...records import SourceStat
-from .slices import EMPTY_TABLE, FORMAT_UNKNOWN, TOKEN_FIELDS, SliceResult, SliceTable
+from scorecard_assets.records import SourceStat
+from scorecard_assets.sources.agent_logs.slices import (
+    EMPTY_TABLE,
+    FORMAT_UNKNOWN,
+    TOKEN_FIELDS,
+    SliceResult,
+    SliceTable,
+)
 
 SOURCE = "agent logs"
 
