@@ -28,8 +28,8 @@ import orjson
 import yaml
 
 from scorecard_assets.config import load_config
-from scorecard_assets.sources.agent_log_cache import CACHE_FILE_NAME
 from scorecard_assets.sources.agent_logs import read_agent_logs
+from scorecard_assets.sources.agent_logs.cache import CACHE_FILE_NAME
 
 MB = 1024 * 1024
 _REPOS = ("acme/api", "acme/web")

@@ -34,7 +34,7 @@ from scorecard_assets.github.cache import TrailCache
 from scorecard_assets.github.client import ClientSettings, make_github
 from scorecard_assets.github.sync import SyncReport, build_trail_result, sync_repo
 from scorecard_assets.sources.runstate import RUNSTATE_MARKER
-from scorecard_tests.fake_github import FakeGitHub, iter_export_repos, milestone
+from scorecard_tests.fakes.github import FakeGitHub, iter_export_repos, milestone
 
 REFRESH_NEW_COMMENTS = 100
 _PHASES = ("gate", "setup", "plan", "implement", "review", "ship", "report")

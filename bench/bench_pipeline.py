@@ -40,9 +40,9 @@ from typing import Any, TypeVar
 import orjson
 import pandas as pd
 
-from scorecard_assets.assembly import assemble_sidecar, window_warnings
 from scorecard_assets.config import ScorecardConfig, load_config
-from scorecard_assets.pragmatikos.cycles_import import read_cycle_files
+from scorecard_assets.pairings.imported import read_cycle_files
+from scorecard_assets.pairings.window import score_window
 from scorecard_assets.records import (
     TableResult,
     forward_lineage,
@@ -54,8 +54,10 @@ from scorecard_assets.report.charts import chart_pngs
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.markdown import render_markdown
 from scorecard_assets.report.publish import publish_report
-from scorecard_assets.report.sidecar_model import dump_sidecar, sidecar_problems
 from scorecard_assets.scoring.scorecard import build_scorecard
+from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
+from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
+from scorecard_assets.scoring.window_warnings import concerning_window, issue_keys
 from scorecard_assets.scoring.windows import (
     Window,
     latest_complete_partition,
@@ -66,7 +68,7 @@ from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
-from scorecard_assets.transform.cycles import fleet_cycles, score_window
+from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
 
@@ -213,12 +215,6 @@ def transform(
     return {"trail_runs": trail_runs, "run_table": run_table, "cycles": forward_lineage(cycles, run_table)}
 
 
-def _issue_keys(runs: pd.DataFrame) -> set[tuple[str, int]]:
-    if runs.empty:
-        return set()
-    return {(str(r), int(i)) for r, i in runs[["repo", "issue"]].drop_duplicates().itertuples(index=False)}
-
-
 def render_report(
     run_table: TableResult, cycles: TableResult, w: Window, out_dir: Path, clock: StepClock
 ) -> dict[str, Path]:
@@ -226,7 +222,7 @@ def render_report(
     assets do it; returns the written files (name -> path)."""
     applicable = clock.time(
         "window warnings",
-        lambda: window_warnings(lineage_warnings(run_table), _issue_keys(select_runs(run_table.frame, w))),
+        lambda: concerning_window(lineage_warnings(run_table), issue_keys(select_runs(run_table.frame, w))),
         len,
     )
     scorecard = clock.time(

@@ -116,7 +116,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 def _checked_week(key: str, flag: str) -> str:
     """``key`` when it is a week of the partitions (a Monday from the first partition on), else a
     clear exit naming ``flag`` and the expected form."""
-    from scorecard_assets.partitions import weekly_partitions
+    from scorecard_assets.defs.partitions import weekly_partitions
 
     try:
         day = date.fromisoformat(key)

@@ -1,19 +1,15 @@
-"""The code location ``scorecard``: assembles assets, checks, jobs, schedule and resources."""
+"""The code location ``scorecard``: everything under ``defs/`` (assets with their checks, jobs, the
+schedule, resources), loaded with ``load_from_defs_folder``, plus the executor. Nothing else.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 
-from scorecard_assets import checks
-from scorecard_assets.assets import ingest, report, transform
-from scorecard_assets.resources import GitHubResource, ScorecardResource
-from scorecard_assets.schedules import weekly_report_job, weekly_scorecard_job, weekly_scorecard_schedule
-
-defs = dg.Definitions(
-    executor=dg.in_process_executor,
-    assets=dg.load_assets_from_modules([ingest, transform, report]),
-    asset_checks=dg.load_asset_checks_from_modules([checks]),
-    jobs=[weekly_scorecard_job, weekly_report_job],
-    schedules=[weekly_scorecard_schedule],
-    resources={"scorecard": ScorecardResource(), "github": GitHubResource()},
+defs = dg.Definitions.merge(
+    dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
+    # one process per run: on small machines a subprocess per step only adds start-up cost
+    dg.Definitions(executor=dg.in_process_executor),
 )

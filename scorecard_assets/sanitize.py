@@ -6,7 +6,10 @@ section 11 (renderValue), extended to the invisible / bidi characters that can r
 
 from __future__ import annotations
 
+import math
 import re
+
+import orjson
 
 REPLACEMENT = "\ufffd"
 ELLIPSIS = "\u2026"
@@ -72,3 +75,15 @@ def safe_cell(value: object, *, code: bool = False) -> str:
 def safe_warning(value: object) -> str:
     """A warning line: no live links (brackets become entities), no raw HTML, at most ~300 chars."""
     return _cap_escaped(_entities(scrub(value)), WARNING_CAP)
+
+
+def shown(value: object) -> str:
+    """A raw value as quoted in a message: its JSON text (strings in double quotes), sanitised, capped."""
+    if type(value) is float and not math.isfinite(value):
+        text = "Infinity" if value > 0 else ("-Infinity" if value < 0 else "NaN")
+    else:
+        try:
+            text = orjson.dumps(value).decode("utf-8")
+        except (TypeError, orjson.JSONEncodeError):
+            text = str(value)
+    return render_value(text)

@@ -39,7 +39,7 @@ HERMETIC_ENV = (
     "GITHUB_TOKEN",
     "SCORECARD_PARTITIONS_START",
 )
-# Read when scorecard_assets.partitions is imported, so it must go before any test module imports it.
+# Read when scorecard_assets.defs.partitions is imported, so it must go before any test module imports it.
 _SAVED_PARTITIONS_START = os.environ.pop("SCORECARD_PARTITIONS_START", None)
 
 

@@ -43,8 +43,7 @@ from pydantic import ValidationError
 from scorecard_assets.github.cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache, as_utc
 from scorecard_assets.github.client import ApiReader, Page, client_context, describe_error, redacting_logs
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
-from scorecard_assets.sanitize import render_value
-from scorecard_assets.sources.jsonl import shown
+from scorecard_assets.sanitize import render_value, shown
 from scorecard_assets.sources.runstate import is_milestone
 from scorecard_assets.sources.trail_records import (
     ID_RANGE,

@@ -11,8 +11,8 @@ Contracts:
   writes each file atomically, removes files of ``latest/`` that are not in the new set, and writes
   ``WINDOW`` last (so ``WINDOW`` names a window only once its files are all in place). Concurrent
   publishers (parallel backfill runs) are serialised by an advisory lock on ``<output>/.publish.lock``.
-- :func:`guard_refuses` is the empty-window rule the blocking check applies before publishing, with
-  :func:`published_issue_rows` reading what the already published sidecar of the window holds.
+- :func:`published_issue_rows` reads what the already published sidecar of a window holds (the
+  guard's input, ``report/guard.py``).
 
 Pure module (no Dagster); it never writes outside ``output_dir``.
 """
@@ -108,13 +108,6 @@ def published_issue_rows(output_dir: Path, window_end: str) -> int | None:
     grand = data.get("grandTotal") if isinstance(data, dict) else None
     n = grand.get("n") if isinstance(grand, dict) else None
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
-
-
-def guard_refuses(rows: int, previous_rows: int, published_rows: int | None) -> bool:
-    """The empty-window guard: refuse to publish a window with no issue rows when the previous
-    window has rows (same snapshot) or when a report with rows is already published for it (a source
-    that failed silently empties both windows of the snapshot, so only the published file tells)."""
-    return rows == 0 and (previous_rows > 0 or (published_rows or 0) > 0)
 
 
 def should_refresh_latest(current: str | None, window_end: str) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from scorecard_assets.config import DEFAULT_ROUTING_PREFIXES
-from scorecard_assets.pragmatikos.constants import POOLED_FIELDS
+from scorecard_assets.pairings.constants import POOLED_FIELDS
 from scorecard_assets.sample_fleet._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs
 from scorecard_assets.sample_fleet._extras import EXTRA_HOSTS, EXTRA_REPOS, UNSUPPORTED_CYCLE_FILE
 from scorecard_assets.sample_fleet._model import Fleet, dumps

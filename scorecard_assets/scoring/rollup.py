@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from scorecard_assets.scoring.collation import collation_key
-from scorecard_assets.sidecar_keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
+from scorecard_assets.scoring.sidecar.keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
 
 UNKNOWN = "<unknown>"
 DIRECT = "direct"

@@ -23,8 +23,8 @@ import pandas as pd
 
 from scorecard_assets.scoring import rollup
 from scorecard_assets.scoring.issue_rows import issue_rows
+from scorecard_assets.scoring.sidecar.keys import DROP_KEYS, PHASE_KEYS
 from scorecard_assets.scoring.windows import Window, previous_window, select_runs
-from scorecard_assets.sidecar_keys import DROP_KEYS, PHASE_KEYS
 
 DROP_THRESHOLD = -0.10
 

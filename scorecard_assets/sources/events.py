@@ -37,22 +37,19 @@ import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.sanitize import shown
 from scorecard_assets.schemas import DISPATCH_EVENTS, empty_frame
+from scorecard_assets.sources.files import MISSING, os_error_reason, path_problem, read_problem
 from scorecard_assets.sources.jsonl import (
     MAX_INT64,
-    MISSING,
     WARNINGS_PER_FILE,
     JsonlColumns,
     LineProblem,
     gc_paused,
     json_type_name,
     malformed_line_warnings,
-    os_error_reason,
-    path_problem,
     plural,
     read_jsonl,
-    read_problem,
-    shown,
     text_column,
     utc_times,
     with_consequence,

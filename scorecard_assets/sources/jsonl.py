@@ -28,9 +28,8 @@ Column helpers (``text_column``, ``text_array``, ``number_column``, ``utc_times`
 readers' field rules to whole columns and collect a ``LineProblem`` per rejected value.
 ``line_warnings`` turns collected problems into DataWarnings: one per problem up to a limit per
 file, then one summary record carrying the number of the remaining ones in ``count``.
-``path_problem`` / ``read_problem`` / ``os_error_reason`` say why a path cannot be read, in words
-fit for a warning; ``require_regular_file`` / ``read_regular_bytes`` refuse a path that is not a
-regular file without opening it. ``gc_paused`` wraps a bulk read (see its note).
+Why a path cannot be read, and reads that refuse a non-regular file, are in ``files.py``.
+``gc_paused`` wraps a bulk read (see its note).
 
 Throughput (``bench/bench_readers.py``): decoding dominates. Per line the loop does one orjson
 call (one line at a time: decoding a whole block as one JSON array could not tell lines apart
@@ -44,13 +43,9 @@ per-chunk ``map(orjson.loads, ...)``, memoryview slices instead of ``bytes.split
 
 from __future__ import annotations
 
-import errno
 import gc
 import json
-import math
-import os
 import re
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -65,7 +60,8 @@ from pandas.api.extensions import ExtensionArray
 from pandas.api.types import pandas_dtype
 
 from scorecard_assets.records import DataWarning
-from scorecard_assets.sanitize import render_value
+from scorecard_assets.sanitize import render_value, shown
+from scorecard_assets.sources.files import require_regular_file
 
 UTF8_BOM = b"\xef\xbb\xbf"
 WARNINGS_PER_FILE = 20
@@ -462,18 +458,6 @@ def retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:
         return TOO_DEEP
 
 
-def shown(value: object) -> str:
-    """A raw value as quoted in a message: its JSON text (strings in double quotes), sanitised, capped."""
-    if type(value) is float and not math.isfinite(value):
-        text = "Infinity" if value > 0 else ("-Infinity" if value < 0 else "NaN")
-    else:
-        try:
-            text = orjson.dumps(value).decode("utf-8")
-        except (TypeError, orjson.JSONEncodeError):
-            text = str(value)
-    return render_value(text)
-
-
 def plural(n: int, word: str) -> str:
     """``1 line``, ``2 lines``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
@@ -612,85 +596,6 @@ def utc_times(values: Sequence[str | None]) -> pd.DatetimeIndex:
     parsed = pd.to_datetime(strings, utc=True, format="ISO8601", errors="coerce", cache=False)
     times = pd.DatetimeIndex(parsed)
     return times.as_unit(TIME_UNIT)
-
-
-MISSING = "missing"
-UNREADABLE = "unreadable"
-
-
-def path_problem(path: Path, *, want_dir: bool) -> tuple[str, str] | None:
-    """Why ``path`` cannot be used: ``(MISSING, reason)``, ``(UNREADABLE, reason)`` or None if usable."""
-    try:
-        is_dir = path.is_dir()
-        exists = is_dir or path.exists()
-    except OSError as exc:
-        return UNREADABLE, os_error_reason(exc)
-    if not exists:
-        return MISSING, "does not exist"
-    if want_dir and not is_dir:
-        return UNREADABLE, "is not a directory"
-    if not want_dir and is_dir:
-        return UNREADABLE, "is a directory, not a file"
-    return None
-
-
-class NotRegularFileError(OSError):
-    """A path that exists but is neither a regular file nor a directory (a FIFO, socket, device).
-
-    ``strerror`` is the reason as warnings word it: ``is not a regular file (a FIFO)``.
-    """
-
-
-def _special_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "a special file"
-
-
-def require_regular_file(path: Path) -> None:
-    """Raise unless ``path`` (symlinks followed) is a regular file; the file is not opened.
-
-    Reading a FIFO that no one writes blocks for ever and a device may never end, so a reader
-    checks first: ``IsADirectoryError`` for a directory, ``NotRegularFileError`` for any other
-    non-regular file, the ``OSError`` of ``os.stat`` when the path is missing or unreachable.
-    """
-    mode = os.stat(path).st_mode
-    if stat.S_ISREG(mode):
-        return
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-    raise NotRegularFileError(errno.EINVAL, f"is not a regular file ({_special_kind(mode)})", str(path))
-
-
-def read_regular_bytes(path: Path) -> bytes:
-    """The whole content of ``path`` after ``require_regular_file`` (so a FIFO cannot block the read)."""
-    require_regular_file(path)
-    return path.read_bytes()
-
-
-def read_problem(exc: OSError) -> tuple[str, str]:
-    """Why a read failed, in :func:`path_problem`'s terms: ``(MISSING, "does not exist")`` when the
-    file is not there, else ``(UNREADABLE, reason)``."""
-    return (MISSING if isinstance(exc, FileNotFoundError) else UNREADABLE), os_error_reason(exc)
-
-
-def os_error_reason(exc: OSError) -> str:
-    """A short reason for a failed read (``permission denied``...), without the raw exception text."""
-    if isinstance(exc, IsADirectoryError):
-        return "is a directory, not a file"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, FileNotFoundError):
-        return "does not exist"
-    if isinstance(exc, NotRegularFileError):
-        return exc.strerror or "is not a regular file"
-    return (exc.strerror or type(exc).__name__).lower()
 
 
 def line_warnings(

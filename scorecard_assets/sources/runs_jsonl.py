@@ -40,21 +40,19 @@ from pandas.api.extensions import ExtensionArray
 
 from scorecard_assets.config import HostConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
+from scorecard_assets.sanitize import shown
 from scorecard_assets.schemas import RUN_TELEMETRY, empty_frame
+from scorecard_assets.sources.files import MISSING, path_problem, read_problem
 from scorecard_assets.sources.jsonl import (
     MAX_INT64,
-    MISSING,
     JsonlColumns,
     LineProblem,
     gc_paused,
     line_warnings,
     malformed_line_warnings,
     number_column,
-    path_problem,
     plural,
     read_jsonl,
-    read_problem,
-    shown,
     text_array,
     text_column,
     utc_times,

@@ -20,8 +20,9 @@ from typing import Annotated
 import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from scorecard_assets.sanitize import shown
 from scorecard_assets.schemas import TRAIL_COMMENTS, empty_frame
-from scorecard_assets.sources.jsonl import MAX_INT64, shown
+from scorecard_assets.sources.jsonl import MAX_INT64
 from scorecard_assets.sources.runstate import is_milestone
 
 _ISSUE_URL_RE = re.compile(r"/issues/([0-9]+)/?\Z")

@@ -39,20 +39,21 @@ from pydantic import ValidationError
 
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
-from scorecard_assets.sanitize import render_value
+from scorecard_assets.sanitize import render_value, shown
 from scorecard_assets.schemas import TRAIL_COMMENTS, empty_frame
+from scorecard_assets.sources.files import (
+    NotRegularFileError,
+    os_error_reason,
+    path_problem,
+    read_regular_bytes,
+)
 from scorecard_assets.sources.jsonl import (
     TOO_DEEP,
     TOO_DEEP_REASON,
     LineProblem,
-    NotRegularFileError,
     json_type_name,
     malformed_line_warnings,
-    os_error_reason,
-    path_problem,
-    read_regular_bytes,
     retry_infinite,
-    shown,
 )
 from scorecard_assets.sources.trail_records import (
     CommentRecord,

@@ -1,4 +1,4 @@
-"""Fleet runs as Pragmatikos cycles, their ship state as of a window's end, and per-window pairing scores.
+"""Fleet runs as Pragmatikos cycles, and their ship state as of a window's end.
 
 Pure (no Dagster). One cycle per run of the run table (``schemas.RUN_TABLE``) that is not
 classifier-only (those are skipped and counted in ``extra["classifier_runs_skipped"]``). The pooled
@@ -42,23 +42,17 @@ still in flight). Imported cycles keep the state they were contributed with.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from scorecard_assets.pragmatikos.bootstrap import attach_intervals
-from scorecard_assets.pragmatikos.constants import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    MIN_JUDGED,
+from scorecard_assets.pairings.constants import (
     NO_EFFORT,
     SHIP_DAYS,
     SHIP_JUDGED,
     SHIP_PENDING,
     SHIP_UNSHIPPABLE,
 )
-from scorecard_assets.pragmatikos.engine import score_cycles
 from scorecard_assets.records import DataWarning, TableResult
 from scorecard_assets.schemas import CYCLES, empty_frame
 
@@ -71,7 +65,7 @@ UNKNOWN_HARNESS = "(unknown)"
 BUILD_ROLE = 2
 
 
-def _utc(moment: object) -> pd.Timestamp:
+def utc_moment(moment: object) -> pd.Timestamp:
     """A tz-aware UTC Timestamp (naive input is taken as UTC)."""
     stamp = pd.Timestamp(moment)
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
@@ -212,7 +206,7 @@ def ship_judgement(cycles: pd.DataFrame, at: pd.Timestamp) -> pd.DataFrame:
     out = cycles.copy()
     if out.empty:
         return out
-    moment = _utc(at)
+    moment = utc_moment(at)
     fleet = (out["origin"].astype("str") == FLEET_ORIGIN).to_numpy()
     delivered = out["delivered"].astype("boolean").fillna(False).to_numpy(dtype=bool)
     blocked = out["blocked"].astype("boolean").fillna(False).to_numpy(dtype=bool)
@@ -227,57 +221,3 @@ def ship_judgement(cycles: pd.DataFrame, at: pd.Timestamp) -> pd.DataFrame:
     )
     out["tshipe"] = np.where(fleet, state, out["tshipe"].to_numpy()).astype("int64")
     return out
-
-
-def select_window(
-    cycles: pd.DataFrame, *, window_start: pd.Timestamp, window_end: pd.Timestamp
-) -> pd.DataFrame:
-    """Cycles whose ``started_at`` lies in ``[window_start, window_end)``."""
-    if cycles.empty:
-        return cycles
-    started = cycles["started_at"]
-    return cycles[(started >= _utc(window_start)) & (started < _utc(window_end))]
-
-
-def _scored(
-    cycles: pd.DataFrame, *, generated: str, contributors: int, resamples: int, seed: int, min_judged: int
-) -> dict[str, Any] | None:
-    if cycles.empty:
-        return None
-    result = score_cycles(cycles, generated=generated, contributors=contributors, min_judged=min_judged)
-    return attach_intervals(result, cycles, resamples=resamples, seed=seed)
-
-
-def score_window(
-    cycles: pd.DataFrame,
-    *,
-    window_start: pd.Timestamp,
-    window_end: pd.Timestamp,
-    generated: str,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    min_judged: int = MIN_JUDGED,
-) -> dict[str, dict[str, Any] | None]:
-    """Pairing scores of one window: ``{"fleet": result, "imported": result}``, each a pool-shaped
-    dict with ``rank``/``interval``/``tie`` per group, or None when the window has no such cycles.
-
-    The window is ``[window_start, window_end)`` on ``started_at``; fleet cycles are re-judged as of
-    ``window_end`` and pooled apart from imported ones (their ``contributors`` is 1; for imports it
-    is the number of distinct files).
-    """
-    inside = select_window(cycles, window_start=window_start, window_end=window_end)
-    origin = inside["origin"].astype("str") if len(inside) else pd.Series([], dtype="str")
-    fleet = ship_judgement(inside[(origin == FLEET_ORIGIN).to_numpy()], at=_utc(window_end))
-    imported = inside[origin.str.startswith(IMPORT_ORIGIN_PREFIX).fillna(False).to_numpy()]
-    files = max(1, int(imported["origin"].nunique())) if len(imported) else 1
-    return {
-        origin: _scored(
-            frame,
-            generated=generated,
-            contributors=contributors,
-            resamples=resamples,
-            seed=seed,
-            min_judged=min_judged,
-        )
-        for origin, frame, contributors in (("fleet", fleet, 1), ("imported", imported, files))
-    }

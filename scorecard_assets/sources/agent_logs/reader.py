@@ -19,7 +19,7 @@ import pandas as pd
 from scorecard_assets.config import HostConfig, ScorecardConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.schemas import AGENT_LOG_USAGE, empty_frame
-from scorecard_assets.sources.agent_log_cache import (
+from scorecard_assets.sources.agent_logs.cache import (
     FULL_READ,
     AgentLogCache,
     FileState,
@@ -32,7 +32,7 @@ from scorecard_assets.sources.agent_logs.log_warnings import file_warnings, miss
 from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable
 from scorecard_assets.sources.agent_logs.slicing import parse_log_bytes
 from scorecard_assets.sources.agent_logs.tally import NO_TOTALS, DirTally, RowTotals, source_stat
-from scorecard_assets.sources.jsonl import UNREADABLE, path_problem
+from scorecard_assets.sources.files import UNREADABLE, path_problem
 from scorecard_assets.sources.slugs import sanitize_slug, slug_collisions
 
 _LOG_NAME_RE = re.compile(r"-([0-9]+)\.log\Z")

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from scorecard_assets.sources.agent_log_cache import Packer, Unpacker
+from scorecard_assets.sources.agent_logs.cache import Packer, Unpacker
 
 EXAMPLES = 5
 NAN = float("nan")

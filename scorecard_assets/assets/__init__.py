@@ -1,1 +1,0 @@
-"""Thin Dagster assets wiring the pure modules: ingest, transform, report."""

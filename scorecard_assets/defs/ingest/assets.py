@@ -1,0 +1,89 @@
+"""Group ``ingest``: unpartitioned snapshots of append-only history (trails, telemetry, events, logs).
+
+No ``from __future__ import annotations`` here: Dagster resolves the run-config class of an asset
+from its real annotation.
+"""
+
+import dagster as dg
+
+from scorecard_assets.defs.metadata import table_output
+from scorecard_assets.defs.resources import GitHubResource, ScorecardResource
+from scorecard_assets.records import TableResult
+from scorecard_assets.sources.agent_logs import read_agent_logs
+from scorecard_assets.sources.events import read_dispatch_events
+from scorecard_assets.sources.runs_jsonl import read_run_telemetry
+from scorecard_assets.sources.trails_recorded import read_recorded_trails
+
+GROUP = "ingest"
+GITHUB_CACHE_FILE = "github-trails.sqlite"
+
+
+class TrailSyncConfig(dg.Config):
+    full_refresh: bool = False
+    """Re-read every issue and comment (drops comments deleted on GitHub); also settable in the config."""
+
+
+@dg.asset(
+    group_name=GROUP,
+    kinds={"github", "pandas"},
+)
+def trail_comments(
+    context: dg.AssetExecutionContext,
+    config: TrailSyncConfig,
+    scorecard: ScorecardResource,
+    github: GitHubResource,
+) -> dg.Output[TableResult]:
+    """Every runstate milestone comment of the configured repos, one row per comment.
+
+    From the recorded export (`github.source: recorded`) or synced incrementally from the GitHub API
+    into a SQLite cache in the state directory (`github.source: api`); both give identical rows.
+    """
+    cfg = scorecard.load()
+    if cfg.github.source == "recorded":
+        result = read_recorded_trails(cfg)
+    else:
+        result = github.fetch_trails(
+            cfg,
+            scorecard.cache_dir() / GITHUB_CACHE_FILE,
+            full_refresh=config.full_refresh or cfg.github.full_refresh,
+            log=context.log,
+        )
+    return table_output(result, ["repo", "issue", "comment_id", "created_at", "author", "body"])
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def run_telemetry(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
+    cfg = scorecard.load()
+    result = read_run_telemetry(list(cfg.hosts))
+    return table_output(
+        result,
+        ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
+    )
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def dispatch_events(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
+    cfg = scorecard.load()
+    result = read_dispatch_events(cfg)
+    return table_output(
+        result,
+        ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
+    )
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def agent_log_usage(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
+    cfg = scorecard.load()
+    result = read_agent_logs(cfg, scorecard.cache_dir())
+    reads = result.extra.get("reads") or {}
+    extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
+    if result.extra.get("cache_problem"):
+        extra["cache_problem"] = str(result.extra["cache_problem"])
+    return table_output(
+        result,
+        ["host", "repo", "issue", "slice_index", "agent_cli", "models", "cost_usd", "edit_calls"],
+        extra,
+    )

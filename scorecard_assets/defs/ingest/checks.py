@@ -1,0 +1,8 @@
+"""The ingest assets' data-warning checks (``defs/checks.py`` makes them)."""
+
+from scorecard_assets.defs.checks import warning_checks
+
+trail_comments_checks = warning_checks("trail_comments")
+run_telemetry_checks = warning_checks("run_telemetry")
+dispatch_events_checks = warning_checks("dispatch_events")
+agent_log_usage_checks = warning_checks("agent_log_usage")

@@ -1,0 +1,198 @@
+"""Group ``report``: weekly partitions. The model scorecard, the pairing scores, the rendered report."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from scorecard_assets.config import ScorecardConfig
+from scorecard_assets.defs.metadata import preview_markdown
+from scorecard_assets.defs.partitions import weekly_partitions
+from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.pairings.window import score_window
+from scorecard_assets.records import TableResult, lineage_sources, lineage_warnings, warning_line
+from scorecard_assets.report.charts import chart_markdown, chart_pngs
+from scorecard_assets.report.digest import render_digest
+from scorecard_assets.report.guard import (
+    GUARD_KEY,
+    guard_failure,
+    guard_inputs,
+    guard_metadata,
+    stored_guard_inputs,
+)
+from scorecard_assets.report.markdown import render_markdown
+from scorecard_assets.report.publish import latest_window, publish_report, published_issue_rows
+from scorecard_assets.scoring.issue_rows import issue_rows
+from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
+from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
+from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
+from scorecard_assets.scoring.window_warnings import relative_to, warnings_of_window
+from scorecard_assets.scoring.windows import Window, previous_window, select_runs, window_for_partition
+
+GROUP = "report"
+
+
+def now_iso() -> str:
+    now = datetime.now(UTC)  # one reading: seconds and milliseconds from the same instant
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def _window(context: dg.AssetExecutionContext, scorecard: ScorecardResource) -> Window:
+    cfg = scorecard.load()
+    return window_for_partition(context.partition_key, days=cfg.window.days, mode=cfg.window.mode)
+
+
+def _config_dir(cfg: ScorecardConfig) -> Path | None:
+    """Paths under the config's folder are shown relative to it in published reports."""
+    return cfg.config_path.parent if cfg.config_path else None
+
+
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
+def model_scorecard(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
+) -> dg.Output[dict[str, Any]]:
+    """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
+    totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
+    Its blocking check `window_not_silently_empty` refuses a silently empty window."""
+    cfg = scorecard.load()
+    w = _window(context, scorecard)
+    runs = select_runs(run_table.frame, w)
+    applicable = warnings_of_window(
+        lineage_warnings(run_table), runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos]
+    )
+    baseline_rows = window_issue_rows(run_table.frame, previous_window(w))
+    sidecar = scorecard_of_rows(
+        issue_rows(runs, w),
+        baseline_rows,
+        w,
+        generated_at=now_iso(),
+        warnings=[warning_line(x) for x in applicable],
+    )
+    sidecar["sources"] = lineage_sources(run_table)
+    sidecar["warningRecords"] = applicable
+    frames = scorecard_frames(sidecar)
+    totals = frames.get("totals", pd.DataFrame())
+    grand = sidecar.get("grandTotal") or {}
+    # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
+    sidecar[GUARD_KEY] = guard_inputs(
+        rows=int(grand.get("n") or 0),
+        previous_rows=len(baseline_rows),
+        published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
+        window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+    )
+    return dg.Output(
+        sidecar,
+        metadata={
+            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
+            "issue_rows": int(grand.get("n") or 0),
+            "delivered": int(grand.get("delivered") or 0),
+            "delivery_rate": float(grand.get("deliveryRate") or 0.0),
+            "models": len(sidecar.get("totals") or []),
+            "warnings": len(applicable),
+            "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
+        },
+    )
+
+
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
+def pairing_scores(
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: TableResult
+) -> dg.Output[dict[str, Any]]:
+    """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
+    separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
+    w = _window(context, scorecard)
+    result = score_window(cycles.frame, window_start=w.start, window_end=w.end, generated=now_iso())
+    meta: dict[str, Any] = {"window": f"{w.window_start_date} → {w.window_end_date}"}
+    for origin in ("fleet", "imported"):
+        scored = result.get(origin)
+        groups = (scored or {}).get("views", {}).get("famCombo", {}).get("groups", [])
+        meta[f"{origin}_family_pairings"] = len(groups)
+        if groups:
+            rows = [
+                {
+                    "rank": g.get("rank"),
+                    "pairing": g["label"],
+                    "scoreAdj": round(g["scoreAdj"], 1),
+                    "interval": "–".join(f"{x:.1f}" for x in g.get("interval") or []),
+                    "tie": "≈" if g.get("tie") else "",
+                    "judged": g["hjudged"],
+                }
+                for g in groups
+            ]
+            meta[f"{origin}_family_ranking"] = dg.MetadataValue.md(
+                preview_markdown(pd.DataFrame(rows), rows=20)
+            )
+    result_with_warnings = {**result, "warnings": cycles.warnings, "sources": cycles.sources}
+    return dg.Output(result_with_warnings, metadata=meta)
+
+
+@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"markdown", "json"})
+def scorecard_report(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    model_scorecard: dict[str, Any],
+    pairing_scores: dict[str, Any],
+) -> dg.MaterializeResult:
+    """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
+    `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
+    charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
+    guard check refuses, also when materialized on its own."""
+    cfg = scorecard.load()
+    _refuse_a_silently_empty_window(model_scorecard, Path(cfg.output_dir))
+    sidecar = assemble_sidecar(
+        model_scorecard,
+        pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
+        warnings=[
+            *model_scorecard.get("warningRecords", []),
+            *relative_to(pairing_scores.get("warnings", []), _config_dir(cfg)),
+        ],
+        sources=[*model_scorecard.get("sources", []), *pairing_scores.get("sources", [])],
+    )
+    regenerate = f"make week WEEK={context.partition_key}"
+    markdown = render_markdown(sidecar, regenerate_cmd=regenerate)
+    out_dir = Path(cfg.output_dir) / sidecar["windowEnd"]
+    digest = render_digest(sidecar, report_link=str(out_dir / "model-scorecard.md"))
+    pngs = chart_pngs(sidecar)
+    problems = sidecar_problems(sidecar)
+    if problems:
+        context.log.warning("sidecar does not validate: " + "; ".join(problems[:5]))
+    files: dict[str, bytes | str] = {
+        "model-scorecard.md": markdown,
+        "model-scorecard.json": dump_sidecar(sidecar),
+        "digest.txt": "\n".join(digest) + "\n",
+        **pngs,
+    }
+    written = publish_report(Path(cfg.output_dir), sidecar["windowEnd"], files)
+    embedded = chart_markdown({name: written[name] for name in pngs})
+    for line in digest:
+        context.log.info(line)
+    return dg.MaterializeResult(
+        metadata={
+            "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
+            "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
+            "path": dg.MetadataValue.path(str(written["model-scorecard.md"])),
+            "sidecar": dg.MetadataValue.path(str(written["model-scorecard.json"])),
+            "directory": dg.MetadataValue.path(str(written["model-scorecard.md"].parent)),
+            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+            "warnings": len(sidecar["warnings"]),
+            "sidecar_valid": not problems,
+            "latest_window": latest_window(Path(cfg.output_dir)) or "",
+        }
+    )
+
+
+def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], output_dir: Path) -> None:
+    """The guard's rule again, with the published report re-read now: materializing this asset on its
+    own (or in a backfill of only this asset) must not publish a window the guard check refused."""
+    g = stored_guard_inputs(model_scorecard)
+    rows, previous_rows, window = int(g["rows"]), int(g["previous_rows"]), str(g["window"])
+    published_rows = published_issue_rows(output_dir, str(model_scorecard.get("windowEnd")))
+    failure = guard_failure(rows, previous_rows, published_rows, window)
+    if failure is not None:
+        raise dg.Failure(
+            description=failure,
+            metadata=guard_metadata(rows, previous_rows, published_rows, window),
+            allow_retries=False,
+        )

@@ -1,0 +1,65 @@
+"""The report group's check: the publish guard ``model_scorecard / window_not_silently_empty``.
+
+ERROR and blocking, partitioned like its asset: it evaluates the inputs ``model_scorecard`` stored
+under ``report.guard.GUARD_KEY`` with the pure rule of ``report/guard.py``; ``scorecard_report`` is
+then skipped, and applies the same rule again before it writes, so materializing the report alone
+cannot bypass it.
+
+No ``from __future__ import annotations``: Dagster reads the real annotations.
+"""
+
+import warnings
+from typing import Any
+
+import dagster as dg
+
+from scorecard_assets.defs.partitions import weekly_partitions
+from scorecard_assets.report.guard import (
+    GUARD_ASSET,
+    GUARD_CHECK,
+    guard_failure,
+    guard_metadata,
+    stored_guard_inputs,
+)
+
+
+def guard_check_result(
+    asset: str, rows: int, previous_rows: int, published_rows: int | None, window: str
+) -> dg.AssetCheckResult:
+    failure = guard_failure(rows, previous_rows, published_rows, window)
+    return dg.AssetCheckResult(
+        asset_key=asset,
+        check_name=GUARD_CHECK,
+        passed=failure is None,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata=guard_metadata(rows, previous_rows, published_rows, window),
+        description=failure,
+    )
+
+
+def _window_not_silently_empty(model_scorecard: dict[str, Any]) -> dg.AssetCheckResult:
+    g = stored_guard_inputs(model_scorecard)
+    return guard_check_result(
+        GUARD_ASSET,
+        rows=int(g["rows"]),
+        previous_rows=int(g["previous_rows"]),
+        published_rows=g["published_rows"],
+        window=str(g["window"]),
+    )
+
+
+# A partitioned check (partitions_def on its spec) is a "preview" feature in Dagster 1.13: the warning
+# would be printed by every process that loads the code location, so it is silenced for this one call.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)
+    window_not_silently_empty = dg.asset_check(
+        asset=GUARD_ASSET,
+        name=GUARD_CHECK,
+        blocking=True,
+        partitions_def=weekly_partitions,
+        description=(
+            "ERROR (blocks the report) when the window has zero issue rows although the previous "
+            "window had rows, or the report already published for this window had rows: a source "
+            "probably failed silently."
+        ),
+    )(_window_not_silently_empty)

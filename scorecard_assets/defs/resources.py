@@ -1,0 +1,114 @@
+"""Resources: the scorecard config and its state directory (caches), and the GitHub client.
+
+``GitHubResource`` syncs trails from the GitHub API into the cache. Every field is an optional
+override of the config's ``github`` section (``None`` = take it from the config). The token is never
+a field: it is read from the environment variable named by ``token_env`` (else ``github.token_env``)
+when ``fetch_trails`` runs, and never stored, logged or put in metadata.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
+from scorecard_assets.github.cache import TrailCache
+from scorecard_assets.github.client import ClientSettings, make_github, resolve_token
+from scorecard_assets.github.sync import (
+    LogLike,
+    SyncOptions,
+    build_trail_result,
+    raise_if_all_failed,
+    sync_repos,
+)
+from scorecard_assets.records import TableResult
+
+__all__ = ["GitHubResource", "ScorecardResource"]
+
+
+class ScorecardResource(dg.ConfigurableResource):
+    """The scorecard configuration file and the state directory holding incremental caches."""
+
+    config_path: str = Field(
+        default="",
+        description="YAML config; empty = $SCORECARD_CONFIG, else the bundled sample fleet",
+    )
+    state_dir: str = Field(
+        default="",
+        description="caches (GitHub trails, agent-log offsets); empty = $SCORECARD_STATE_DIR or ./.dagster",
+    )
+
+    def load(self) -> ScorecardConfig:
+        return load_config(self.config_path or config_path_from_env())
+
+    def cache_dir(self) -> Path:
+        base = self.state_dir or os.environ.get("SCORECARD_STATE_DIR", "") or ".dagster"
+        d = Path(base).expanduser().resolve() / "cache"
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+
+class GitHubResource(dg.ConfigurableResource):
+    """GitHub (github.com or Enterprise) through PyGithub, with bounded retries and an incremental cache."""
+
+    base_url: str | None = Field(default=None, description="API base URL; None = github.base_url")
+    token_env: str | None = Field(
+        default=None,
+        description="name of the environment variable holding the token; None = github.token_env",
+    )
+    per_page: int | None = Field(default=None, ge=1, le=100, description="page size (≤ 100)")
+    timeout_s: float | None = Field(default=None, gt=0, description="HTTP timeout per request, seconds")
+    max_retries: int | None = Field(default=None, ge=0, le=20, description="retries per request")
+    max_retry_wait_s: float | None = Field(
+        default=None, ge=0, description="longest single wait GitHub may ask for before the repo is given up"
+    )
+    seconds_between_requests: float | None = Field(
+        default=None, ge=0, description="throttle between requests (PyGithub), seconds"
+    )
+
+    def settings(self, cfg: ScorecardConfig) -> ClientSettings:
+        """The effective client settings: these fields over the config's ``github`` section."""
+        return ClientSettings.from_config(
+            cfg.github,
+            base_url=self.base_url,
+            per_page=self.per_page,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+            max_retry_wait_s=self.max_retry_wait_s,
+            seconds_between_requests=self.seconds_between_requests,
+        )
+
+    def fetch_trails(
+        self,
+        cfg: ScorecardConfig,
+        cache_path: Path,
+        *,
+        full_refresh: bool,
+        log: logging.Logger | LogLike | None = None,
+    ) -> TableResult:
+        """Sync every configured repo into ``cache_path``, then return ``trail_comments`` from the cache.
+
+        A repo that fails keeps its cached rows and gets a ``repo_sync_failed`` warning; when every
+        repo fails, ``TrailSyncError`` is raised. A missing token raises ``MissingTokenError``
+        naming the variable. ``extra["sync"]`` holds each repo's ``SyncReport`` as a dict.
+        """
+        token = resolve_token(self.token_env or cfg.github.token_env)
+        gh = make_github(self.settings(cfg), token)
+        try:
+            with TrailCache(cache_path) as cache:
+                reports = sync_repos(
+                    gh, cache, cfg.repo_names, full_refresh=full_refresh, options=SyncOptions(), log=log
+                )
+                raise_if_all_failed(reports)
+                return build_trail_result(cache, cfg.repo_names, reports)
+        finally:
+            gh.close()
+
+
+@dg.definitions
+def resources() -> dg.Definitions:
+    return dg.Definitions(resources={"scorecard": ScorecardResource(), "github": GitHubResource()})

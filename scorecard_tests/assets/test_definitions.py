@@ -1,0 +1,124 @@
+"""The code location loads; assets, groups, checks, jobs and the schedule are what the README says."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dagster as dg
+
+from scorecard_assets.definitions import defs
+from scorecard_assets.defs import checks
+from scorecard_assets.records import WARNING_CODES, warnings_for
+
+GROUPS = {
+    "ingest": {"trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage"},
+    "transform": {"trail_runs", "run_table", "cycles"},
+    "report": {"model_scorecard", "pairing_scores", "scorecard_report"},
+}
+
+
+def _specs() -> dict[str, dg.AssetSpec]:
+    return {s.key.to_user_string(): s for s in defs.resolve_all_asset_specs()}
+
+
+def test_definitions_load() -> None:
+    dg.Definitions.validate_loadable(defs)
+
+
+def test_every_asset_sits_in_its_group_with_a_description_and_kinds() -> None:
+    specs = _specs()
+    assert set(specs) == set().union(*GROUPS.values())
+    for group, names in GROUPS.items():
+        for name in names:
+            assert specs[name].group_name == group
+            assert specs[name].description and len(specs[name].description) > 40
+            assert specs[name].kinds
+
+
+def test_report_assets_are_weekly_partitioned_and_sources_are_snapshots() -> None:
+    specs = _specs()
+    for name in GROUPS["report"]:
+        pd_ = specs[name].partitions_def
+        assert isinstance(pd_, dg.TimeWindowPartitionsDefinition) and pd_.cron_schedule == "0 0 * * 1"
+    for name in GROUPS["ingest"] | GROUPS["transform"]:
+        assert specs[name].partitions_def is None
+
+
+def test_every_warning_code_is_a_check_on_each_asset_where_it_arises() -> None:
+    checks = {(k.asset_key.to_user_string(), k.name) for k in defs.resolve_asset_graph().asset_check_keys}
+    for code, spec in WARNING_CODES.items():
+        for asset in spec.assets:
+            assert (asset, code) in checks, f"no check {code} on {asset}"
+    assert ("model_scorecard", "window_not_silently_empty") in checks
+
+
+GUARD = dg.AssetCheckKey(dg.AssetKey("model_scorecard"), "window_not_silently_empty")
+
+
+def _check_keys() -> set[dg.AssetCheckKey]:
+    return set(defs.resolve_asset_graph().asset_check_keys)
+
+
+def test_34_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
+    keys = _check_keys()
+    assert len(keys) == 34 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
+    graph = defs.resolve_asset_graph()
+    by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
+    warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]
+    assert len(warning_defs) == len(checks.WARNING_CHECK_ASSETS) == 7
+    for d in warning_defs:
+        (asset,) = {k.asset_key.to_user_string() for k in d.check_keys}
+        assert d.can_subset, asset
+        assert {k.name for k in d.check_keys} == set(warnings_for(asset)), asset
+        assert all(not s.blocking for s in d.check_specs)
+    guard_def = graph.assets_def_for_key(GUARD)
+    assert guard_def.check_keys == {GUARD}
+    (spec,) = guard_def.check_specs
+    assert spec.blocking
+    assert spec.partitions_def == _specs()["model_scorecard"].partitions_def
+    # no inline check specs any more: every check is a definition of checks.py
+    for assets_def in defs.assets or []:
+        assert not assets_def.check_keys, assets_def.key
+
+
+def test_every_check_can_be_executed_alone() -> None:
+    """What the UI needs to enable "Execute" on a check (canExecuteIndividually: its execution set is
+    itself), and the run it launches: the asset job subset to that one check and no asset."""
+    graph = defs.resolve_asset_graph()
+    job = defs.resolve_implicit_global_asset_job_def()
+    for key in _check_keys():
+        assert graph.get_execution_set_asset_and_check_keys(key) == {key}, key
+        subset = job.get_subset(asset_selection=set(), asset_check_selection={key})
+        assert subset.asset_check_selection == {key} and not subset.asset_selection
+        (node,) = subset.graph.nodes  # one check op, no asset step
+        assert node.name == graph.assets_def_for_key(key).node_def.name, key
+
+
+def test_the_jobs_run_every_check_of_their_assets() -> None:
+    everything = defs.resolve_job_def("weekly_scorecard_job")
+    assert set(everything.asset_layer.asset_graph.asset_check_keys) == _check_keys()
+    ops = {n.name for n in everything.graph.node_defs}
+    assert {f"{a}_warning_checks" for a in checks.WARNING_CHECK_ASSETS} <= ops
+    report_only = defs.resolve_job_def("weekly_report_job")
+    assert set(report_only.asset_layer.asset_graph.asset_check_keys) == {GUARD}
+
+
+def test_jobs_and_schedule() -> None:
+    job = defs.resolve_job_def("weekly_scorecard_job")
+    assert job.partitions_def is not None
+    report_job = defs.resolve_job_def("weekly_report_job")
+    report_keys = {k.to_user_string() for k in report_job.asset_layer.executable_asset_keys}
+    assert report_keys == GROUPS["report"]
+    schedule = defs.resolve_schedule_def("weekly_scorecard_schedule")
+    assert schedule.cron_schedule == "0 6 * * 1"
+    assert schedule.execution_timezone == "UTC"
+
+
+def test_schedule_tick_targets_the_week_that_just_ended() -> None:
+    schedule = defs.resolve_schedule_def("weekly_scorecard_schedule")
+    with dg.instance_for_test() as instance:
+        ctx = dg.build_schedule_context(
+            instance=instance, scheduled_execution_time=datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+        )
+        data = schedule.evaluate_tick(ctx)
+    assert data.run_requests and data.run_requests[0].partition_key == "2026-11-23"

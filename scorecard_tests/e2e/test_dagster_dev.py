@@ -1,0 +1,256 @@
+"""End to end: ``dagster dev`` on 127.0.0.1, a materialization launched through GraphQL, files checked.
+
+The server runs with its own DAGSTER_HOME (a temp dir holding the repo's dagster.yaml), the bundled
+sample fleet, and output into a temp dir. Started in its own session with SIGINT at its default
+disposition (dagster.md 1.5: a background job of a non-interactive shell would ignore SIGINT, and
+dagster dev copies that onto SIGTERM), and stopped with SIGTERM; the whole process group must be gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scorecard_assets.scoring.windows import window_for_partition
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+PARTITION = "2026-11-16"
+START_TIMEOUT_S = 180
+RUN_TIMEOUT_S = 300
+STOP_TIMEOUT_S = 30
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(proc: subprocess.Popen, seconds: float) -> None:
+    """Block for up to ``seconds`` unless the server exits (then fail with its log)."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return
+    raise AssertionError(f"dagster dev exited early with code {proc.returncode}")
+
+
+def _graphql(base: str, query: str, variables: dict | None = None) -> dict:
+    req = urllib.request.Request(
+        f"{base}/graphql",
+        data=json.dumps({"query": query, "variables": variables or {}}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        body = json.loads(resp.read())
+    assert "errors" not in body, body.get("errors")
+    return body["data"]
+
+
+@pytest.fixture(scope="module")
+def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    home = tmp_path_factory.mktemp("dagster-home")
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    out = home / "reports"
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "SCORECARD_STATE_DIR": str(home / "state"),
+        "SCORECARD_OUTPUT_DIR": str(out),
+        "DAGSTER_DISABLE_TELEMETRY": "yes",
+    }
+    env.pop("SCORECARD_CONFIG", None)
+    log = open(home / "dev.log", "wb")  # noqa: SIM115 - closed in teardown
+    dagster = Path(sys.executable).with_name("dagster")
+    proc = subprocess.Popen(
+        [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/server_info", timeout=5) as resp:
+                    if resp.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            assert time.monotonic() < deadline, (home / "dev.log").read_text()[-3000:]
+            _wait(proc, 0.5)
+        yield {"base": base, "out": out, "home": home, "proc": proc}
+    finally:
+        pgid = os.getpgid(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=STOP_TIMEOUT_S)
+            stopped_cleanly = True
+        except subprocess.TimeoutExpired:
+            stopped_cleanly = False
+        # children (code server, daemon, webserver) should leave too; give them the same budget
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.2)
+        else:
+            os.killpg(pgid, signal.SIGKILL)
+            stopped_cleanly = False
+        log.close()
+        assert stopped_cleanly, "dagster dev did not stop on SIGTERM"
+
+
+LAUNCH = """
+mutation($params: ExecutionParams!) {
+  launchRun(executionParams: $params) {
+    __typename
+    ... on LaunchRunSuccess { run { runId } }
+    ... on PythonError { message }
+    ... on InvalidSubsetError { message }
+    ... on RunConfigValidationInvalid { errors { message } }
+  }
+}
+"""
+
+RUN_STATUS = """
+query($runId: ID!) { runOrError(runId: $runId) { __typename ... on Run { status } } }
+"""
+
+RUN_LOGS = """
+query($runId: ID!) {
+  logsForRun(runId: $runId, limit: 5000) {
+    __typename
+    ... on EventConnection {
+      events {
+        __typename
+        ... on AssetCheckEvaluationEvent { evaluation { checkName success severity assetKey { path } } }
+        ... on MaterializationEvent { assetKey { path } }
+      }
+    }
+  }
+}
+"""
+
+ASSET_NODES = "{ assetNodes { assetKey { path } groupName description } }"
+
+ASSET_CHECKS = """
+{ assetNodes { assetKey { path } assetChecksOrError {
+    __typename ... on AssetChecks { checks { name blocking canExecuteIndividually } } } } }
+"""
+
+
+def _launch(base: str, selector: dict, tags: dict[str, str] | None = None) -> str:
+    params = {
+        "selector": {"repositoryLocationName": "scorecard", "repositoryName": "__repository__", **selector},
+        "executionMetadata": {"tags": [{"key": k, "value": v} for k, v in (tags or {}).items()]},
+    }
+    launched = _graphql(base, LAUNCH, {"params": params})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    return launched["run"]["runId"]
+
+
+def _finish(dagster_dev: dict, run_id: str) -> list[dict]:
+    """Wait for the run to succeed; its events."""
+    base = dagster_dev["base"]
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    status = ""
+    while time.monotonic() < deadline:
+        status = _graphql(base, RUN_STATUS, {"runId": run_id})["runOrError"]["status"]
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            break
+        _wait(dagster_dev["proc"], 1.0)
+    assert status == "SUCCESS", (dagster_dev["home"] / "dev.log").read_text()[-3000:]
+    return _graphql(base, RUN_LOGS, {"runId": run_id})["logsForRun"]["events"]
+
+
+@pytest.fixture(scope="module")
+def weekly_run(dagster_dev: dict) -> list[dict]:
+    """The events of weekly_scorecard_job for PARTITION, launched as the UI's "Materialize" does."""
+    run_id = _launch(
+        dagster_dev["base"], {"jobName": "weekly_scorecard_job"}, {"dagster/partition": PARTITION}
+    )
+    return _finish(dagster_dev, run_id)
+
+
+def test_ui_serves_the_code_location_and_its_asset_graph(dagster_dev: dict) -> None:
+    nodes = _graphql(dagster_dev["base"], ASSET_NODES)["assetNodes"]
+    groups = {n["assetKey"]["path"][-1]: n["groupName"] for n in nodes}
+    assert groups["trail_comments"] == "ingest" and groups["run_table"] == "transform"
+    assert groups["scorecard_report"] == "report"
+    assert all(n["description"] for n in nodes)
+
+
+def test_every_check_can_be_executed_alone_in_the_ui(dagster_dev: dict) -> None:
+    nodes = _graphql(dagster_dev["base"], ASSET_CHECKS)["assetNodes"]
+    found = {
+        (n["assetKey"]["path"][-1], c["name"]): c
+        for n in nodes
+        if n["assetChecksOrError"]["__typename"] == "AssetChecks"
+        for c in n["assetChecksOrError"]["checks"]
+    }
+    assert len(found) == 34
+    assert all(c["canExecuteIndividually"] == "CAN_EXECUTE" for c in found.values())
+    assert [k for k, c in found.items() if c["blocking"]] == [
+        ("model_scorecard", "window_not_silently_empty")
+    ]
+
+
+def test_materialize_the_latest_week_through_graphql(dagster_dev: dict, weekly_run: list[dict]) -> None:
+    events = weekly_run
+    checks = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
+    materialized = {e["assetKey"]["path"][-1] for e in events if e["__typename"] == "MaterializationEvent"}
+    assert {"trail_comments", "run_table", "model_scorecard", "scorecard_report"} <= materialized
+    assert len(checks) == 34, "every check of the job's assets runs with the materialization"
+    assert any(
+        c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks
+    )
+    assert any(c["checkName"] == "window_not_silently_empty" and c["success"] for c in checks)
+
+    end = window_for_partition(PARTITION, days=30, mode="runs").window_end_date
+    folder = dagster_dev["out"] / end
+    for name in (
+        "model-scorecard.md",
+        "model-scorecard.json",
+        "digest.txt",
+        "delivery-vs-cost.png",
+        "pairing-scores.png",
+    ):
+        assert (folder / name).is_file(), name
+    assert (dagster_dev["out"] / "latest" / "model-scorecard.md").is_file()
+
+
+def test_one_check_executes_alone_through_graphql(dagster_dev: dict, weekly_run: list[dict]) -> None:
+    """The run the UI's "Execute" on one check launches: the asset job with no asset and one check,
+    evaluated over the value the weekly run stored."""
+    check = {"assetKey": {"path": ["trail_runs"]}, "name": "unusable_at"}
+    selector = {"jobName": "__ASSET_JOB", "assetSelection": [], "assetCheckSelection": [check]}
+    events = _finish(dagster_dev, _launch(dagster_dev["base"], selector))
+    assert not [e for e in events if e["__typename"] == "MaterializationEvent"]
+    evaluations = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
+    assert [(e["assetKey"]["path"], e["checkName"], e["success"], e["severity"]) for e in evaluations] == [
+        (["trail_runs"], "unusable_at", False, "WARN")
+    ]

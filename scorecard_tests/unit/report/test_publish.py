@@ -1,0 +1,206 @@
+"""Atomic writes and the ``<output>/<window end>/`` + ``latest/`` publishing rules."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from scorecard_assets.report import publish
+from scorecard_assets.report.publish import (
+    latest_window,
+    publish_report,
+    should_refresh_latest,
+    write_atomic,
+)
+
+
+def names(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+# --------------------------------------------------------------------------------- write_atomic
+
+
+def test_write_atomic_writes_bytes_and_text(tmp_path: Path) -> None:
+    write_atomic(tmp_path / "a.bin", b"\x00\x01")
+    write_atomic(tmp_path / "deep" / "b.md", "Généré → ok\n")
+    assert (tmp_path / "a.bin").read_bytes() == b"\x00\x01"
+    assert (tmp_path / "deep" / "b.md").read_bytes() == "Généré → ok\n".encode()
+    assert names(tmp_path) == ["a.bin", "deep"]
+
+
+def test_write_atomic_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
+    target = tmp_path / "r.md"
+    write_atomic(target, "old")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    target.chmod(0o600)
+    write_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert names(tmp_path) == ["r.md"]
+
+
+def test_a_failed_rename_leaves_the_old_file_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "model-scorecard.md"
+    write_atomic(target, "previous report")
+
+    def crash(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(publish.os, "replace", crash)
+    with pytest.raises(OSError, match="No space left"):
+        write_atomic(target, "half-written new report")
+    assert target.read_text() == "previous report"
+    assert names(tmp_path) == ["model-scorecard.md"]
+
+
+def test_a_crash_mid_write_leaves_the_old_file_and_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "model-scorecard.json"
+    write_atomic(target, "{}\n")
+    real_fsync = os.fsync
+    calls: list[int] = []
+
+    def crash_on_first_fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # the process is stopped between write and rename
+        real_fsync(fd)
+
+    monkeypatch.setattr(publish.os, "fsync", crash_on_first_fsync)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, '{"new": true}\n')
+    assert target.read_text() == "{}\n"
+    assert names(tmp_path) == ["model-scorecard.json"]
+
+
+# ------------------------------------------------------------------------------- publish_report
+
+FILES = {"model-scorecard.md": "# report\n", "model-scorecard.json": "{}\n", "chart.png": b"\x89PNG"}
+
+
+def test_publish_writes_the_window_folder_and_latest(tmp_path: Path) -> None:
+    paths = publish_report(tmp_path, "2026-09-21", FILES)
+    assert paths == {name: tmp_path / "2026-09-21" / name for name in FILES}
+    assert (tmp_path / "2026-09-21" / "chart.png").read_bytes() == b"\x89PNG"
+    assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])
+    assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
+    assert latest_window(tmp_path) == "2026-09-21"
+    assert (tmp_path / "latest" / "WINDOW").read_text() == "2026-09-21\n"
+
+
+def test_a_backfill_of_an_older_week_leaves_latest_alone(tmp_path: Path) -> None:
+    publish_report(tmp_path, "2026-09-21", FILES)
+    publish_report(tmp_path, "2026-09-14", {"model-scorecard.md": "# older\n"})
+    assert (tmp_path / "2026-09-14" / "model-scorecard.md").read_text() == "# older\n"
+    assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
+    assert latest_window(tmp_path) == "2026-09-21"
+    assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])
+
+
+def test_the_same_or_a_newer_window_refreshes_latest_and_drops_stale_files(tmp_path: Path) -> None:
+    publish_report(tmp_path, "2026-09-21", FILES)
+    publish_report(tmp_path, "2026-09-21", {**FILES, "model-scorecard.md": "# rerun\n"})
+    assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# rerun\n"
+    publish_report(tmp_path, "2026-09-28", {"model-scorecard.md": "# next\n", "digest.txt": "six lines\n"})
+    assert names(tmp_path / "latest") == ["WINDOW", "digest.txt", "model-scorecard.md"]
+    assert latest_window(tmp_path) == "2026-09-28"
+    assert names(tmp_path / "2026-09-21") == sorted(FILES)  # window folders are never pruned
+
+
+def test_an_unreadable_window_marker_counts_as_no_latest(tmp_path: Path) -> None:
+    (tmp_path / "latest").mkdir()
+    (tmp_path / "latest" / "WINDOW").write_text("last tuesday\n")
+    assert latest_window(tmp_path) is None
+    publish_report(tmp_path, "2026-01-05", FILES)
+    assert latest_window(tmp_path) == "2026-01-05"
+
+
+def test_should_refresh_latest() -> None:
+    assert should_refresh_latest(None, "2026-09-14")
+    assert should_refresh_latest("2026-09-14", "2026-09-14")
+    assert should_refresh_latest("2026-09-14", "2026-09-21")
+    assert not should_refresh_latest("2026-09-21", "2026-09-14")
+
+
+@pytest.mark.parametrize("window", ["2026-9-1", "../etc", "2026-13-01", "latest", ""])
+def test_a_bad_window_raises_before_writing(tmp_path: Path, window: str) -> None:
+    with pytest.raises(ValueError, match="window_end"):
+        publish_report(tmp_path, window, FILES)
+    assert names(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["../escape.md", "sub/dir.md", ".hidden", "WINDOW", ""])
+def test_a_bad_file_name_raises_before_writing(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ValueError, match="plain names"):
+        publish_report(tmp_path, "2026-09-21", {"ok.md": "x", name: "y"})
+    assert names(tmp_path) == []
+
+
+def test_a_failure_while_publishing_keeps_the_previous_latest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish_report(tmp_path, "2026-09-21", FILES)
+    real_replace = os.replace
+
+    def fail_inside_latest(src: str, dst: str) -> None:
+        if Path(dst).parent.name == "latest":
+            raise OSError(5, "I/O error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(publish.os, "replace", fail_inside_latest)
+    with pytest.raises(OSError):
+        publish_report(tmp_path, "2026-09-28", {"model-scorecard.md": "# next\n"})
+    assert (tmp_path / "2026-09-28" / "model-scorecard.md").read_text() == "# next\n"
+    assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
+    assert latest_window(tmp_path) == "2026-09-21"
+    assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])  # no temp files left behind
+
+
+# ------------------------------------------------------------------------- the empty-window guard
+
+
+def published(tmp_path: Path, window_end: str, text: str) -> Path:
+    (tmp_path / window_end).mkdir(parents=True, exist_ok=True)
+    path = tmp_path / window_end / "model-scorecard.json"
+    path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"grandTotal": {"n": 133, "delivered": 95}}', 133),
+        ('{"grandTotal": {"n": 0}}', 0),
+        ('{"grandTotal": {"n": "133"}}', None),  # not a count
+        ('{"grandTotal": {"n": true}}', None),
+        ('{"grandTotal": {"n": -1}}', None),
+        ('{"grandTotal": null}', None),
+        ("[1, 2]", None),
+        ('{"grandTotal": {"n": 13', None),  # cut short
+        ("\udcff", None),
+    ],
+    ids=["count", "zero", "string", "bool", "negative", "null", "array", "truncated", "undecodable"],
+)
+def test_published_issue_rows_reads_the_grand_total_or_nothing(
+    tmp_path: Path, text: str, expected: int | None
+) -> None:
+    if text == "\udcff":
+        (tmp_path / "2026-11-22").mkdir()
+        (tmp_path / "2026-11-22" / "model-scorecard.json").write_bytes(b"\xff\xfe{")
+        root = tmp_path
+    else:
+        root = published(tmp_path, "2026-11-22", text)
+    assert publish.published_issue_rows(root, "2026-11-22") == expected
+
+
+def test_published_issue_rows_without_a_report_or_with_a_bad_window(tmp_path: Path) -> None:
+    assert publish.published_issue_rows(tmp_path, "2026-11-22") is None
+    published(tmp_path, "2026-11-22", '{"grandTotal": {"n": 5}}')
+    assert publish.published_issue_rows(tmp_path, "../2026-11-22") is None
