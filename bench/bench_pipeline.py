@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 
 import orjson
 import pandas as pd
+from scorecard_assets.storage.reports import ReportStore
 
 from scorecard_assets.config import ScorecardConfig, load_config
 from scorecard_assets.pairings.imported import read_cycle_files
@@ -53,7 +54,6 @@ from scorecard_assets.records import (
 from scorecard_assets.report.charts import chart_pngs
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.markdown import render_markdown
-from scorecard_assets.report.publish import publish_report
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
 from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
@@ -266,7 +266,7 @@ def render_report(
         "digest.txt": "\n".join(digest) + "\n",
         **pngs,
     }
-    written = clock.time("publish_report", lambda: publish_report(out_dir, sidecar["windowEnd"], files), len)
+    written = clock.time("publish_report", lambda: ReportStore(out_dir).publish(sidecar["windowEnd"], files), len)
     if problems:
         clock.steps[-1] = StepTiming(**{**asdict(clock.steps[-1]), "note": "; ".join(problems[:3])})
     return written

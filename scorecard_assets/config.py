@@ -140,7 +140,10 @@ class ScorecardConfig(_Strict):
     window: WindowConfig = Field(default_factory=WindowConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     cycles_import: list[Path] = Field(default_factory=list)
-    output_dir: Path = Path("reports")
+    output_dir: Path | str = Field(
+        default=Path("reports"),
+        description="where reports are published: a directory (relative to this file) or an object-store URL",
+    )
     config_path: Path | None = Field(default=None, exclude=True, description="set by load_config")
 
     @model_validator(mode="after")
@@ -154,6 +157,18 @@ class ScorecardConfig(_Strict):
         if duph:
             raise ValueError(f"hosts: duplicated host name {', '.join(duph)}")
         return self
+
+    @field_validator("output_dir", mode="before")
+    @classmethod
+    def _output_location(cls, v: object) -> object:
+        """A URL (``s3://bucket/reports``) stays text; anything else is a local path."""
+        if isinstance(v, str) and "://" not in v:
+            return Path(v)
+        return v
+
+    @property
+    def output_is_url(self) -> bool:
+        return isinstance(self.output_dir, str)
 
     @property
     def repo_names(self) -> list[str]:
@@ -169,6 +184,16 @@ class ScorecardConfig(_Strict):
 def _resolve(base: Path, p: Path) -> Path:
     p = p.expanduser()
     return p if p.is_absolute() else (base / p).resolve()
+
+
+def _output_dir(override: str, base: Path, configured: Path | str) -> Path | str:
+    """``SCORECARD_OUTPUT_DIR`` when set, else the configured one; URLs as given, paths resolved."""
+    value: Path | str = override or configured
+    if isinstance(value, str) and "://" in value:
+        return value.rstrip("/")
+    if override:
+        return Path(override).expanduser().resolve()
+    return _resolve(base, Path(value))
 
 
 def _format_errors(path: Path, err: ValidationError) -> str:
@@ -212,7 +237,7 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
             ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],
-            "output_dir": Path(out).expanduser().resolve() if out else _resolve(base, cfg.output_dir),
+            "output_dir": _output_dir(out, base, cfg.output_dir),
             "config_path": path,
         }
     )
@@ -248,7 +273,7 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
 
 def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
     missing: list[str] = []
-    if cfg.output_dir.exists() and not cfg.output_dir.is_dir():
+    if isinstance(cfg.output_dir, Path) and cfg.output_dir.exists() and not cfg.output_dir.is_dir():
         missing.append(f"output_dir: {cfg.output_dir} exists and is not a directory")
     if cfg.github.source == "recorded":
         if cfg.github.recorded_dir is None:

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Iterator
 
 import dagster as dg
 
-from scorecard_assets.records import WARNING_CODES, DataWarning, TableResult, warnings_for
+from scorecard_assets.records import WARNING_CODES, DataWarning, warnings_for
 from scorecard_assets.sanitize import safe_warning
+from scorecard_assets.storage.tables import StoredTable
 
 MAX_EXAMPLES = 10
 
@@ -86,7 +87,7 @@ def warning_checks(asset: str) -> dg.AssetChecksDefinition:
         ins={"value": dg.AssetIn(asset)},
         description=f"The data-warning checks of {asset}, over the warnings its materialization stored.",
     )
-    def _checks(context: dg.AssetCheckExecutionContext, value: TableResult) -> Iterator[dg.AssetCheckResult]:
+    def _checks(context: dg.AssetCheckExecutionContext, value: StoredTable) -> Iterator[dg.AssetCheckResult]:
         # the asset's own warnings (TableResult.warnings), exactly what it reported when it was built
         selected = {k.name for k in context.selected_asset_check_keys if k.asset_key == dg.AssetKey(asset)}
         for code in warnings_for(asset):

@@ -1,4 +1,8 @@
-"""Resources: the scorecard config and its state directory (caches), and the GitHub client.
+"""Resources: the scorecard config, the state store (incremental caches), the report store, the
+GitHub client and the IO manager (``io_manager.py``).
+
+Each store has a local and an object-store implementation, chosen by its location: a directory or
+an fsspec URL (docs/storage.md). Defaults come from the environment at run time, never at import.
 
 ``GitHubResource`` syncs trails from the GitHub API into the cache. Every field is an optional
 override of the config's ``github`` section (``None`` = take it from the config). The token is never
@@ -9,13 +13,13 @@ when ``fetch_trails`` runs, and never stored, logged or put in metadata.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import dagster as dg
 from pydantic import Field
 
 from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
+from scorecard_assets.defs.io_manager import TableIOManager
 from scorecard_assets.github.cache import TrailCache
 from scorecard_assets.github.client import ClientSettings, make_github, resolve_token
 from scorecard_assets.github.sync import (
@@ -26,12 +30,15 @@ from scorecard_assets.github.sync import (
     sync_repos,
 )
 from scorecard_assets.records import TableResult
+from scorecard_assets.storage.reports import ReportStore
+from scorecard_assets.storage.settings import state_dir, state_location
+from scorecard_assets.storage.state import StateStore, state_store_at
 
-__all__ = ["GitHubResource", "ScorecardResource"]
+__all__ = ["GitHubResource", "ReportStoreResource", "ScorecardResource", "StateStoreResource"]
 
 
 class ScorecardResource(dg.ConfigurableResource):
-    """The scorecard configuration file and the state directory holding incremental caches."""
+    """The scorecard configuration file."""
 
     config_path: str = Field(
         default="",
@@ -39,17 +46,43 @@ class ScorecardResource(dg.ConfigurableResource):
     )
     state_dir: str = Field(
         default="",
-        description="caches (GitHub trails, agent-log offsets); empty = $SCORECARD_STATE_DIR or ./.dagster",
+        description="local working folder; empty = $SCORECARD_STATE_DIR or ./.dagster",
     )
 
     def load(self) -> ScorecardConfig:
         return load_config(self.config_path or config_path_from_env())
 
-    def cache_dir(self) -> Path:
-        base = self.state_dir or os.environ.get("SCORECARD_STATE_DIR", "") or ".dagster"
-        d = Path(base).expanduser().resolve() / "cache"
+    def working_dir(self) -> Path:
+        """The local working folder of this process (temporary material such as a restored git history)."""
+        d = state_dir(self.state_dir)
         d.mkdir(parents=True, exist_ok=True)
         return d
+
+
+class StateStoreResource(dg.ConfigurableResource):
+    """Where incremental state lives: the GitHub cache, agent-log and JSONL offsets, fingerprints."""
+
+    url: str = Field(
+        default="",
+        description="a directory or an object-store URL; empty = $SCORECARD_STORAGE_URL/state, "
+        "else <state dir>/state",
+    )
+
+    def store(self) -> StateStore:
+        return state_store_at(state_location(self.url) if self.url else state_location())
+
+
+class ReportStoreResource(dg.ConfigurableResource):
+    """Where reports are published: ``<location>/<window end>/`` and ``latest/``."""
+
+    url: str = Field(
+        default="",
+        description="a directory or an object-store URL; empty = the config's output_dir "
+        "($SCORECARD_OUTPUT_DIR overrides it)",
+    )
+
+    def store(self, cfg: ScorecardConfig) -> ReportStore:
+        return ReportStore(self.url or cfg.output_dir)
 
 
 class GitHubResource(dg.ConfigurableResource):
@@ -111,4 +144,12 @@ class GitHubResource(dg.ConfigurableResource):
 
 @dg.definitions
 def resources() -> dg.Definitions:
-    return dg.Definitions(resources={"scorecard": ScorecardResource(), "github": GitHubResource()})
+    return dg.Definitions(
+        resources={
+            "scorecard": ScorecardResource(),
+            "github": GitHubResource(),
+            "state": StateStoreResource(),
+            "reports": ReportStoreResource(),
+            "io_manager": TableIOManager(),
+        }
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import pyarrow.compute as pc
 
 from scorecard_assets.pairings.bootstrap import attach_intervals
 from scorecard_assets.pairings.constants import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_JUDGED
@@ -68,3 +69,9 @@ def score_window(
         )
         for origin, frame, contributors in (("fleet", fleet, 1), ("imported", imported, files))
     }
+
+
+def window_rows_filter(window_start: pd.Timestamp, window_end: pd.Timestamp) -> pc.Expression:
+    """The Parquet row filter of :func:`select_window` (a window's cycles are read, not the history)."""
+    start, end = utc_moment(window_start).to_pydatetime(), utc_moment(window_end).to_pydatetime()
+    return (pc.field("started_at") >= start) & (pc.field("started_at") < end)

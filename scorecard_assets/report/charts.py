@@ -78,19 +78,11 @@ def chart_pngs(sidecar: dict) -> dict[str, bytes]:
         }
 
 
-def chart_markdown(paths: dict[str, Path]) -> str:
-    """Markdown embedding each PNG as a base64 data URI (for Dagster's ``MetadataValue.md``).
-
-    A file that cannot be read is named in an italic line instead of failing the report.
-    """
+def chart_markdown(pngs: dict[str, bytes]) -> str:
+    """Markdown embedding each PNG (name -> bytes) as a base64 data URI (for ``MetadataValue.md``)."""
     blocks: list[str] = []
-    for name, path in paths.items():
+    for name, data in pngs.items():
         alt = cap(scrub(Path(name).stem), LABEL_CAP).replace("[", "(").replace("]", ")")
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            blocks.append(f"_chart {alt} could not be read: {scrub(exc.strerror or exc)}_")
-            continue
         blocks.append(f"![{alt}](data:image/png;base64,{base64.b64encode(data).decode('ascii')})")
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 

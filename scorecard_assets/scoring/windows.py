@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 import pandas as pd
+import pyarrow.compute as pc
 
 WINDOW_MODES = ("runs", "issues")
 WEEK = pd.Timedelta(days=7)
@@ -130,3 +131,19 @@ def select_runs(run_table: pd.DataFrame, w: Window) -> pd.DataFrame:
         selected = pd.MultiIndex.from_frame(hit.drop_duplicates())
         mask = pd.MultiIndex.from_frame(run_table[["repo", "issue"]]).isin(selected)
     return run_table.loc[mask].reset_index(drop=True)
+
+
+def rows_filter(windows: list[Window]) -> pc.Expression:
+    """A Parquet row filter that keeps every run-table row any of ``windows`` can select, so a report
+    reads its windows' rows and not the whole history (docs/storage.md "Reading a window").
+
+    ``runs`` mode: ``started_at`` in ``[earliest start, latest end)``. ``issues`` mode:
+    ``issue_updated_at`` at or after the earliest start (the column is issue-level, so every run of a
+    selected issue passes). :func:`select_runs` then applies each window's exact rule."""
+    start = min(w.start for w in windows)
+    if all(w.mode == "runs" for w in windows):
+        end = max(w.end for w in windows)
+        return (pc.field("started_at") >= start.to_pydatetime()) & (
+            pc.field("started_at") < end.to_pydatetime()
+        )
+    return pc.field("issue_updated_at") >= start.to_pydatetime()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,11 +24,14 @@ from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
-from scorecard_assets.defs.resources import GitHubResource, ScorecardResource
+from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
+from scorecard_assets.storage.location import as_location
+from scorecard_assets.storage.tables import write_table
+from scorecard_tests.factories.resources import local_resources
 
 ALL_ASSETS = list(defs.assets or [])
 ALL_CHECKS = list(defs.asset_checks or [])
@@ -57,10 +61,7 @@ def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("sample-instance")
     out = root / "reports"
     cfg_path = sample_config_copy(root / "config", output_dir=str(out))
-    resources = {
-        "scorecard": ScorecardResource(config_path=str(cfg_path), state_dir=str(root / "state")),
-        "github": GitHubResource(),
-    }
+    resources = local_resources(root, cfg_path)
     (root / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
         result = dg.materialize(
@@ -316,7 +317,8 @@ def _report_over(
 
 
 def _static_io(fleet_env: dict, run_table: TableResult) -> _StaticIO:
-    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")})
+    folder = Path(tempfile.mkdtemp(dir=fleet_env["root"]))
+    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")}, folder)
 
 
 def _report_on(
@@ -456,8 +458,12 @@ def test_the_latest_report_states_repo_aggregates_for_its_own_runs(fleet_env: di
 class _StaticIO(dg.IOManager):
     """Serves fixed upstream values and keeps outputs in memory (guard test only)."""
 
-    def __init__(self, values: dict[str, object]) -> None:
-        self.values = dict(values)
+    def __init__(self, values: dict[str, object], folder: Path) -> None:
+        # table values are served as the stored handles the real IO manager gives
+        self.values = {
+            k: write_table(as_location(folder / k), v) if isinstance(v, TableResult) else v
+            for k, v in values.items()
+        }
 
     def handle_output(self, context: dg.OutputContext, obj: object) -> None:
         self.values[context.asset_key.path[-1]] = obj

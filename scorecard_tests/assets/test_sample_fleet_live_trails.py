@@ -12,9 +12,9 @@ import yaml
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH, load_config
 from scorecard_assets.defs.ingest.assets import trail_comments
-from scorecard_assets.defs.resources import GitHubResource, ScorecardResource
 from scorecard_assets.records import TableResult
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
+from scorecard_tests.factories.resources import local_resources
 from scorecard_tests.fakes.github import FakeGitHub
 
 REPOS = ["acme/api", "acme-labs/infra.core"]  # the sample's clean exports (others carry anomalies)
@@ -54,10 +54,7 @@ def test_sample_trails_via_pygithub_equal_the_recorded_export(
         )
         result = dg.materialize(
             [trail_comments],
-            resources={
-                "scorecard": ScorecardResource(config_path=str(live_cfg), state_dir=str(tmp_path / "state")),
-                "github": GitHubResource(),
-            },
+            resources=local_resources(tmp_path, live_cfg),
         )
         requests = fake.count()
     assert result.success

@@ -7,7 +7,7 @@ from its real annotation.
 import dagster as dg
 
 from scorecard_assets.defs.metadata import table_output
-from scorecard_assets.defs.resources import GitHubResource, ScorecardResource
+from scorecard_assets.defs.resources import GitHubResource, ScorecardResource, StateStoreResource
 from scorecard_assets.records import TableResult
 from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
@@ -16,6 +16,8 @@ from scorecard_assets.sources.trails_recorded import read_recorded_trails
 
 GROUP = "ingest"
 GITHUB_CACHE_FILE = "github-trails.sqlite"
+GITHUB_STATE = "github"
+AGENT_LOG_STATE = "agent-logs"
 
 
 class TrailSyncConfig(dg.Config):
@@ -32,22 +34,24 @@ def trail_comments(
     config: TrailSyncConfig,
     scorecard: ScorecardResource,
     github: GitHubResource,
+    state: StateStoreResource,
 ) -> dg.Output[TableResult]:
     """Every runstate milestone comment of the configured repos, one row per comment.
 
     From the recorded export (`github.source: recorded`) or synced incrementally from the GitHub API
-    into a SQLite cache in the state directory (`github.source: api`); both give identical rows.
+    into a SQLite cache kept in the state store (`github.source: api`); both give identical rows.
     """
     cfg = scorecard.load()
     if cfg.github.source == "recorded":
         result = read_recorded_trails(cfg)
     else:
-        result = github.fetch_trails(
-            cfg,
-            scorecard.cache_dir() / GITHUB_CACHE_FILE,
-            full_refresh=config.full_refresh or cfg.github.full_refresh,
-            log=context.log,
-        )
+        with state.store().workspace(GITHUB_STATE) as folder:
+            result = github.fetch_trails(
+                cfg,
+                folder / GITHUB_CACHE_FILE,
+                full_refresh=config.full_refresh or cfg.github.full_refresh,
+                log=context.log,
+            )
     return table_output(result, ["repo", "issue", "comment_id", "created_at", "author", "body"])
 
 
@@ -74,10 +78,11 @@ def dispatch_events(scorecard: ScorecardResource) -> dg.Output[TableResult]:
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"})
-def agent_log_usage(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+def agent_log_usage(scorecard: ScorecardResource, state: StateStoreResource) -> dg.Output[TableResult]:
     """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
     cfg = scorecard.load()
-    result = read_agent_logs(cfg, scorecard.cache_dir())
+    with state.store().workspace(AGENT_LOG_STATE) as folder:
+        result = read_agent_logs(cfg, folder)
     reads = result.extra.get("reads") or {}
     extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
     if result.extra.get("cache_problem"):

@@ -10,9 +10,9 @@ import pandas as pd
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.defs.metadata import preview_markdown
 from scorecard_assets.defs.partitions import weekly_partitions
-from scorecard_assets.defs.resources import ScorecardResource
-from scorecard_assets.pairings.window import score_window
-from scorecard_assets.records import TableResult, lineage_sources, lineage_warnings, warning_line
+from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
+from scorecard_assets.pairings.window import score_window, window_rows_filter
+from scorecard_assets.records import DataWarning, SourceStat, lineage_sources, lineage_warnings, warning_line
 from scorecard_assets.report.charts import chart_markdown, chart_pngs
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.guard import (
@@ -23,13 +23,21 @@ from scorecard_assets.report.guard import (
     stored_guard_inputs,
 )
 from scorecard_assets.report.markdown import render_markdown
-from scorecard_assets.report.publish import latest_window, publish_report, published_issue_rows
 from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
 from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
 from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
 from scorecard_assets.scoring.window_warnings import relative_to, warnings_of_window
-from scorecard_assets.scoring.windows import Window, previous_window, select_runs, window_for_partition
+from scorecard_assets.scoring.windows import (
+    Window,
+    previous_window,
+    rows_filter,
+    select_runs,
+    window_for_partition,
+)
+from scorecard_assets.storage.location import uri_of
+from scorecard_assets.storage.reports import ReportStore
+from scorecard_assets.storage.tables import StoredTable
 
 GROUP = "report"
 
@@ -51,18 +59,24 @@ def _config_dir(cfg: ScorecardConfig) -> Path | None:
 
 @dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
 def model_scorecard(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: TableResult
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    reports: ReportStoreResource,
+    run_table: StoredTable,
 ) -> dg.Output[dict[str, Any]]:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
     Its blocking check `window_not_silently_empty` refuses a silently empty window."""
     cfg = scorecard.load()
     w = _window(context, scorecard)
-    runs = select_runs(run_table.frame, w)
+    baseline = previous_window(w)
+    # only the rows these two windows can select are read (predicate pushdown), never the history
+    candidates = run_table.read(filter=rows_filter([w, baseline]))
+    runs = select_runs(candidates, w)
     applicable = warnings_of_window(
         lineage_warnings(run_table), runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos]
     )
-    baseline_rows = window_issue_rows(run_table.frame, previous_window(w))
+    baseline_rows = window_issue_rows(candidates, baseline)
     sidecar = scorecard_of_rows(
         issue_rows(runs, w),
         baseline_rows,
@@ -70,8 +84,8 @@ def model_scorecard(
         generated_at=now_iso(),
         warnings=[warning_line(x) for x in applicable],
     )
-    sidecar["sources"] = lineage_sources(run_table)
-    sidecar["warningRecords"] = applicable
+    sidecar["sources"] = [s.model_dump() for s in lineage_sources(run_table)]
+    sidecar["warningRecords"] = [x.model_dump() for x in applicable]
     frames = scorecard_frames(sidecar)
     totals = frames.get("totals", pd.DataFrame())
     grand = sidecar.get("grandTotal") or {}
@@ -79,7 +93,7 @@ def model_scorecard(
     sidecar[GUARD_KEY] = guard_inputs(
         rows=int(grand.get("n") or 0),
         previous_rows=len(baseline_rows),
-        published_rows=published_issue_rows(Path(cfg.output_dir), sidecar["windowEnd"]),
+        published_rows=reports.store(cfg).published_issue_rows(sidecar["windowEnd"]),
         window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
     )
     return dg.Output(
@@ -98,12 +112,13 @@ def model_scorecard(
 
 @dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
 def pairing_scores(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: TableResult
+    context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: StoredTable
 ) -> dg.Output[dict[str, Any]]:
     """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
     separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
     w = _window(context, scorecard)
-    result = score_window(cycles.frame, window_start=w.start, window_end=w.end, generated=now_iso())
+    inside = cycles.read(filter=window_rows_filter(w.start, w.end))
+    result = score_window(inside, window_start=w.start, window_end=w.end, generated=now_iso())
     meta: dict[str, Any] = {"window": f"{w.window_start_date} → {w.window_end_date}"}
     for origin in ("fleet", "imported"):
         scored = result.get(origin)
@@ -124,7 +139,11 @@ def pairing_scores(
             meta[f"{origin}_family_ranking"] = dg.MetadataValue.md(
                 preview_markdown(pd.DataFrame(rows), rows=20)
             )
-    result_with_warnings = {**result, "warnings": cycles.warnings, "sources": cycles.sources}
+    result_with_warnings = {
+        **result,
+        "warnings": [x.model_dump() for x in cycles.warnings],
+        "sources": [x.model_dump() for x in cycles.sources],
+    }
     return dg.Output(result_with_warnings, metadata=meta)
 
 
@@ -132,6 +151,7 @@ def pairing_scores(
 def scorecard_report(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
+    reports: ReportStoreResource,
     model_scorecard: dict[str, Any],
     pairing_scores: dict[str, Any],
 ) -> dg.MaterializeResult:
@@ -140,20 +160,23 @@ def scorecard_report(
     charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
     guard check refuses, also when materialized on its own."""
     cfg = scorecard.load()
-    _refuse_a_silently_empty_window(model_scorecard, Path(cfg.output_dir))
+    store = reports.store(cfg)
+    _refuse_a_silently_empty_window(model_scorecard, store)
     sidecar = assemble_sidecar(
         model_scorecard,
         pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
         warnings=[
-            *model_scorecard.get("warningRecords", []),
-            *relative_to(pairing_scores.get("warnings", []), _config_dir(cfg)),
+            *_records(DataWarning, model_scorecard.get("warningRecords")),
+            *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
         ],
-        sources=[*model_scorecard.get("sources", []), *pairing_scores.get("sources", [])],
+        sources=[
+            *_records(SourceStat, model_scorecard.get("sources")),
+            *_records(SourceStat, pairing_scores.get("sources")),
+        ],
     )
     regenerate = f"make week WEEK={context.partition_key}"
     markdown = render_markdown(sidecar, regenerate_cmd=regenerate)
-    out_dir = Path(cfg.output_dir) / sidecar["windowEnd"]
-    digest = render_digest(sidecar, report_link=str(out_dir / "model-scorecard.md"))
+    digest = render_digest(sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"))
     pngs = chart_pngs(sidecar)
     problems = sidecar_problems(sidecar)
     if problems:
@@ -164,31 +187,36 @@ def scorecard_report(
         "digest.txt": "\n".join(digest) + "\n",
         **pngs,
     }
-    written = publish_report(Path(cfg.output_dir), sidecar["windowEnd"], files)
-    embedded = chart_markdown({name: written[name] for name in pngs})
+    written = store.publish(sidecar["windowEnd"], files)
+    embedded = chart_markdown({name: files[name] for name in pngs})
     for line in digest:
         context.log.info(line)
     return dg.MaterializeResult(
         metadata={
             "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
             "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
-            "path": dg.MetadataValue.path(str(written["model-scorecard.md"])),
-            "sidecar": dg.MetadataValue.path(str(written["model-scorecard.json"])),
-            "directory": dg.MetadataValue.path(str(written["model-scorecard.md"].parent)),
+            "dagster/uri": uri_of(written["model-scorecard.md"].parent),
+            "report_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.md"])),
+            "sidecar_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.json"])),
             "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
             "warnings": len(sidecar["warnings"]),
             "sidecar_valid": not problems,
-            "latest_window": latest_window(Path(cfg.output_dir)) or "",
+            "latest_window": store.latest_window() or "",
         }
     )
 
 
-def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], output_dir: Path) -> None:
+def _records(kind: type[DataWarning] | type[SourceStat], values: Any) -> list[Any]:
+    """Stored record dicts validated back into their model (pydantic at the edges)."""
+    return [kind.model_validate(v) for v in values or []]
+
+
+def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], store: ReportStore) -> None:
     """The guard's rule again, with the published report re-read now: materializing this asset on its
     own (or in a backfill of only this asset) must not publish a window the guard check refused."""
     g = stored_guard_inputs(model_scorecard)
     rows, previous_rows, window = int(g["rows"]), int(g["previous_rows"]), str(g["window"])
-    published_rows = published_issue_rows(output_dir, str(model_scorecard.get("windowEnd")))
+    published_rows = store.published_issue_rows(str(model_scorecard.get("windowEnd")))
     failure = guard_failure(rows, previous_rows, published_rows, window)
     if failure is not None:
         raise dg.Failure(

@@ -11,6 +11,7 @@ from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import TableResult, forward_lineage
 from scorecard_assets.schemas import CYCLES
+from scorecard_assets.storage.tables import StoredTable
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
@@ -26,7 +27,7 @@ def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"})
-def trail_runs(trail_comments: TableResult) -> dg.Output[TableResult]:
+def trail_runs(trail_comments: StoredTable) -> dg.Output[TableResult]:
     """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
     start and end, classifier-only flag, risk class, model per phase, review counters."""
     result = forward_lineage(build_trail_runs(trail_comments.frame), trail_comments)
@@ -39,10 +40,10 @@ def trail_runs(trail_comments: TableResult) -> dg.Output[TableResult]:
 @dg.asset(group_name=GROUP, kinds={"pandas"})
 def run_table(
     scorecard: ScorecardResource,
-    trail_runs: TableResult,
-    run_telemetry: TableResult,
-    dispatch_events: TableResult,
-    agent_log_usage: TableResult,
+    trail_runs: StoredTable,
+    run_telemetry: StoredTable,
+    dispatch_events: StoredTable,
+    agent_log_usage: StoredTable,
 ) -> dg.Output[TableResult]:
     """The join: one row per run with canonical model and gateway, tier, agent CLI, merged cost and its
     source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
@@ -64,7 +65,7 @@ def run_table(
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"})
-def cycles(scorecard: ScorecardResource, run_table: TableResult) -> dg.Output[TableResult]:
+def cycles(scorecard: ScorecardResource, run_table: StoredTable) -> dg.Output[TableResult]:
     """Pragmatikos cycle rows (the 25 pooled fields): one per non-classifier fleet run, plus imported
     session cycles tagged with their origin."""
     cfg = scorecard.load()

@@ -8,13 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from scorecard_assets.report import publish
-from scorecard_assets.report.publish import (
-    latest_window,
-    publish_report,
-    should_refresh_latest,
-    write_atomic,
-)
+from scorecard_assets.storage import location as publish
+from scorecard_assets.storage.reports import ReportStore, should_refresh_latest, write_atomic
 
 
 def names(directory: Path) -> list[str]:
@@ -86,40 +81,42 @@ FILES = {"model-scorecard.md": "# report\n", "model-scorecard.json": "{}\n", "ch
 
 
 def test_publish_writes_the_window_folder_and_latest(tmp_path: Path) -> None:
-    paths = publish_report(tmp_path, "2026-09-21", FILES)
+    paths = ReportStore(tmp_path).publish("2026-09-21", FILES)
     assert paths == {name: tmp_path / "2026-09-21" / name for name in FILES}
     assert (tmp_path / "2026-09-21" / "chart.png").read_bytes() == b"\x89PNG"
     assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])
     assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
-    assert latest_window(tmp_path) == "2026-09-21"
+    assert ReportStore(tmp_path).latest_window() == "2026-09-21"
     assert (tmp_path / "latest" / "WINDOW").read_text() == "2026-09-21\n"
 
 
 def test_a_backfill_of_an_older_week_leaves_latest_alone(tmp_path: Path) -> None:
-    publish_report(tmp_path, "2026-09-21", FILES)
-    publish_report(tmp_path, "2026-09-14", {"model-scorecard.md": "# older\n"})
+    ReportStore(tmp_path).publish("2026-09-21", FILES)
+    ReportStore(tmp_path).publish("2026-09-14", {"model-scorecard.md": "# older\n"})
     assert (tmp_path / "2026-09-14" / "model-scorecard.md").read_text() == "# older\n"
     assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
-    assert latest_window(tmp_path) == "2026-09-21"
+    assert ReportStore(tmp_path).latest_window() == "2026-09-21"
     assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])
 
 
 def test_the_same_or_a_newer_window_refreshes_latest_and_drops_stale_files(tmp_path: Path) -> None:
-    publish_report(tmp_path, "2026-09-21", FILES)
-    publish_report(tmp_path, "2026-09-21", {**FILES, "model-scorecard.md": "# rerun\n"})
+    ReportStore(tmp_path).publish("2026-09-21", FILES)
+    ReportStore(tmp_path).publish("2026-09-21", {**FILES, "model-scorecard.md": "# rerun\n"})
     assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# rerun\n"
-    publish_report(tmp_path, "2026-09-28", {"model-scorecard.md": "# next\n", "digest.txt": "six lines\n"})
+    ReportStore(tmp_path).publish(
+        "2026-09-28", {"model-scorecard.md": "# next\n", "digest.txt": "six lines\n"}
+    )
     assert names(tmp_path / "latest") == ["WINDOW", "digest.txt", "model-scorecard.md"]
-    assert latest_window(tmp_path) == "2026-09-28"
+    assert ReportStore(tmp_path).latest_window() == "2026-09-28"
     assert names(tmp_path / "2026-09-21") == sorted(FILES)  # window folders are never pruned
 
 
 def test_an_unreadable_window_marker_counts_as_no_latest(tmp_path: Path) -> None:
     (tmp_path / "latest").mkdir()
     (tmp_path / "latest" / "WINDOW").write_text("last tuesday\n")
-    assert latest_window(tmp_path) is None
-    publish_report(tmp_path, "2026-01-05", FILES)
-    assert latest_window(tmp_path) == "2026-01-05"
+    assert ReportStore(tmp_path).latest_window() is None
+    ReportStore(tmp_path).publish("2026-01-05", FILES)
+    assert ReportStore(tmp_path).latest_window() == "2026-01-05"
 
 
 def test_should_refresh_latest() -> None:
@@ -132,21 +129,21 @@ def test_should_refresh_latest() -> None:
 @pytest.mark.parametrize("window", ["2026-9-1", "../etc", "2026-13-01", "latest", ""])
 def test_a_bad_window_raises_before_writing(tmp_path: Path, window: str) -> None:
     with pytest.raises(ValueError, match="window_end"):
-        publish_report(tmp_path, window, FILES)
+        ReportStore(tmp_path).publish(window, FILES)
     assert names(tmp_path) == []
 
 
 @pytest.mark.parametrize("name", ["../escape.md", "sub/dir.md", ".hidden", "WINDOW", ""])
 def test_a_bad_file_name_raises_before_writing(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError, match="plain names"):
-        publish_report(tmp_path, "2026-09-21", {"ok.md": "x", name: "y"})
+        ReportStore(tmp_path).publish("2026-09-21", {"ok.md": "x", name: "y"})
     assert names(tmp_path) == []
 
 
 def test_a_failure_while_publishing_keeps_the_previous_latest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    publish_report(tmp_path, "2026-09-21", FILES)
+    ReportStore(tmp_path).publish("2026-09-21", FILES)
     real_replace = os.replace
 
     def fail_inside_latest(src: str, dst: str) -> None:
@@ -156,10 +153,10 @@ def test_a_failure_while_publishing_keeps_the_previous_latest(
 
     monkeypatch.setattr(publish.os, "replace", fail_inside_latest)
     with pytest.raises(OSError):
-        publish_report(tmp_path, "2026-09-28", {"model-scorecard.md": "# next\n"})
+        ReportStore(tmp_path).publish("2026-09-28", {"model-scorecard.md": "# next\n"})
     assert (tmp_path / "2026-09-28" / "model-scorecard.md").read_text() == "# next\n"
     assert (tmp_path / "latest" / "model-scorecard.md").read_text() == "# report\n"
-    assert latest_window(tmp_path) == "2026-09-21"
+    assert ReportStore(tmp_path).latest_window() == "2026-09-21"
     assert names(tmp_path / "latest") == sorted([*FILES, "WINDOW"])  # no temp files left behind
 
 
@@ -197,10 +194,10 @@ def test_published_issue_rows_reads_the_grand_total_or_nothing(
         root = tmp_path
     else:
         root = published(tmp_path, "2026-11-22", text)
-    assert publish.published_issue_rows(root, "2026-11-22") == expected
+    assert ReportStore(root).published_issue_rows("2026-11-22") == expected
 
 
 def test_published_issue_rows_without_a_report_or_with_a_bad_window(tmp_path: Path) -> None:
-    assert publish.published_issue_rows(tmp_path, "2026-11-22") is None
+    assert ReportStore(tmp_path).published_issue_rows("2026-11-22") is None
     published(tmp_path, "2026-11-22", '{"grandTotal": {"n": 5}}')
-    assert publish.published_issue_rows(tmp_path, "../2026-11-22") is None
+    assert ReportStore(tmp_path).published_issue_rows("../2026-11-22") is None

@@ -1,0 +1,95 @@
+"""The IO manager: every asset value as Parquet (frames) or JSON (dicts) on a UPath, never a pickle.
+
+``<root>/io/<asset key>[/<partition key>]/`` holds one value (``storage/tables.py`` for its layout).
+A table-shaped output (``TableResult``, or ``ArrowResult`` from an incremental merge) is stored as
+Parquet plus a manifest; a dict as ``value.json``. Inputs come back as a
+:class:`~scorecard_assets.storage.tables.StoredTable` handle for tables (nothing is read until the
+asset asks, and then only the columns and rows it asks for) and as the dict for dicts. An asset that
+returns the handle it was given for its own previous value stores nothing new (no-change refresh).
+
+``dagster/uri`` metadata on every output links the stored value. Docs: docs/storage.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dagster as dg
+from pydantic import Field
+from upath import UPath
+
+from scorecard_assets.records import TableResult
+from scorecard_assets.storage.location import uri_of
+from scorecard_assets.storage.settings import io_location
+from scorecard_assets.storage.tables import (
+    ArrowResult,
+    StoredTable,
+    StoredValueError,
+    open_table,
+    read_json_value,
+    write_json_value,
+    write_table,
+)
+
+JSON_VALUE = "value.json"
+
+
+def value_directory(root: UPath, asset_key: dg.AssetKey, partition_key: str | None) -> UPath:
+    """Where the value of ``asset_key`` (one partition of it) is stored under ``root``."""
+    directory = root
+    for part in asset_key.path:
+        directory = directory / part
+    return directory / partition_key if partition_key is not None else directory
+
+
+class TableIOManager(dg.ConfigurableIOManager):
+    """Parquet/JSON storage of asset values on a local directory or an object store."""
+
+    url: str = Field(
+        default="",
+        description="root of stored values; empty = $SCORECARD_STORAGE_URL/io, else <state dir>/io",
+    )
+
+    def root(self) -> UPath:
+        return io_location(self.url) if self.url else io_location()
+
+    def _directory(self, context: dg.OutputContext | dg.InputContext) -> UPath:
+        partition = context.asset_partition_key if context.has_asset_partitions else None
+        return value_directory(self.root(), context.asset_key, partition)
+
+    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+        if obj is None:
+            return
+        directory = self._directory(context)
+        if isinstance(obj, StoredTable):
+            stored = obj if obj.directory == directory else write_table(directory, _as_arrow(obj))
+            context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
+            return
+        if isinstance(obj, TableResult | ArrowResult):
+            stored = write_table(directory, obj)
+            context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
+            return
+        if isinstance(obj, dict):
+            write_json_value(directory / JSON_VALUE, obj)
+            context.add_output_metadata({"dagster/uri": uri_of(directory / JSON_VALUE)})
+            return
+        raise TypeError(
+            f"{context.asset_key.to_user_string()}: cannot store a {type(obj).__name__} "
+            "(assets return a TableResult, an ArrowResult, a StoredTable or a dict)"
+        )
+
+    def load_input(self, context: dg.InputContext) -> Any:
+        directory = self._directory(context)
+        table = open_table(directory)
+        if table is not None:
+            return table
+        if (directory / JSON_VALUE).exists():
+            return read_json_value(directory / JSON_VALUE)
+        raise StoredValueError(
+            f"{context.asset_key.to_user_string()}: no stored value at {directory}; "
+            "materialize it first (or point SCORECARD_STORAGE_URL at the store that holds it)"
+        )
+
+
+def _as_arrow(table: StoredTable) -> ArrowResult:
+    return ArrowResult(table=table.arrow(), warnings=table.warnings, sources=table.sources, extra=table.extra)

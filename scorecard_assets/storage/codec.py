@@ -1,0 +1,275 @@
+"""Encoding of stored values: frames as Arrow tables (Parquet), everything else as plain JSON.
+
+Frames keep the column contracts of ``schemas.py`` through a round trip:
+
+- scalar columns map to their Arrow types (``str`` → string, ``Int``/``boolean`` nullable, datetimes
+  as ``timestamp[us, UTC]``); pandas' own schema metadata restores the exact dtypes on load;
+- ``object`` columns (lists and dicts) are stored as typed nested Arrow columns when
+  :data:`NESTED_TYPES` declares their shape (so any Parquet reader sees real structs), else as JSON
+  text marked ``scorecard.codec = json`` in the field metadata. On load they become Python lists and
+  dicts again (times inside as ``pd.Timestamp``).
+
+Dicts (asset values such as ``model_scorecard``) are JSON through :func:`to_json_bytes`: non-finite
+floats and times, which JSON cannot hold, are written as ``{"$float": "nan"}`` and
+``{"$time": "<ISO 8601>"}`` and turned back by :func:`from_json_bytes`. Nothing is pickled, so a
+stored value can be read without our classes and survives a pandas or project upgrade
+(docs/storage.md).
+
+Pure module: no Dagster.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa
+from pydantic import BaseModel
+
+CODEC_KEY = b"scorecard.codec"
+JSON_CODEC = b"json"
+
+_TIME = pa.timestamp("us", tz="UTC")
+
+# The declared shape of each nested (``object``) column of the stored frames (schemas.py documents
+# their meaning). A column not listed is stored as JSON text.
+NESTED_TYPES: dict[str, pa.DataType] = {
+    "milestones": pa.list_(
+        pa.struct(
+            [
+                ("phase", pa.string()),
+                ("raw_phase", pa.string()),
+                ("status", pa.string()),
+                ("at", pa.timestamp("ns", tz="UTC")),
+                ("at_source", pa.string()),
+                ("seconds", pa.float64()),
+                ("comment_id", pa.int64()),
+                ("model", pa.string()),
+            ]
+        )
+    ),
+    "phase_seconds": pa.map_(pa.string(), pa.float64()),
+    "work_dispatches": pa.list_(
+        pa.struct([("ts", _TIME), ("tier", pa.string()), ("agent_cli", pa.string())])
+    ),
+    "counted_events": pa.list_(pa.struct([("ts", _TIME), ("event", pa.string())])),
+    "step_latencies_ms": pa.list_(pa.int64()),
+}
+
+
+class CodecError(ValueError):
+    """A value that cannot be stored faithfully (names the column or the JSON path)."""
+
+
+# ------------------------------------------------------------------------------------------ frames
+
+
+def _object_columns(df: pd.DataFrame) -> list[str]:
+    return [str(c) for c, t in df.dtypes.items() if t is np.dtype(object) and not _is_text(df[c])]
+
+
+def _is_text(series: pd.Series) -> bool:
+    """An object column that holds only strings and missing values (stored as an Arrow string)."""
+    values = series.dropna()
+    return len(values) > 0 and bool(values.map(type).eq(str).all())
+
+
+def _to_arrow_value(value: Any) -> Any:
+    """A nested value with pandas/numpy scalars replaced by what pyarrow takes."""
+    if isinstance(value, dict):
+        return {k: _to_arrow_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_to_arrow_value(v) for v in value]
+    if value is pd.NaT or value is pd.NA:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.to_pydatetime()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _nested_column(name: str, series: pd.Series) -> pa.Array:
+    kind = NESTED_TYPES[name]
+    values = [_to_arrow_value(v) for v in series.tolist()]
+    if pa.types.is_map(kind):
+        values = [None if v is None else list(v.items()) for v in values]
+    try:
+        return pa.array(values, type=kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
+        raise CodecError(f"column {name!r} does not fit its declared nested type: {exc}") from exc
+
+
+def _json_column(name: str, series: pd.Series) -> pa.Array:
+    out: list[str | None] = []
+    for i, v in enumerate(series.tolist()):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out.append(None)
+            continue
+        try:
+            out.append(to_json_bytes(v).decode("utf-8"))
+        except CodecError as exc:
+            raise CodecError(f"column {name!r}, row {i}: {exc}") from exc
+    return pa.array(out, type=pa.string())
+
+
+def frame_to_arrow(df: pd.DataFrame) -> pa.Table:
+    """``df`` as an Arrow table (index dropped); nested columns per :data:`NESTED_TYPES`, JSON else."""
+    objects = set(_object_columns(df))
+    plain = df.drop(columns=list(objects)).reset_index(drop=True)
+    table = pa.Table.from_pandas(plain, preserve_index=False)
+    if not objects:
+        return table
+    columns: list[pa.Array] = []
+    fields: list[pa.Field] = []
+    for name in df.columns:
+        name = str(name)
+        if name in objects:
+            series = df[name].reset_index(drop=True)
+            if name in NESTED_TYPES:
+                arr = _nested_column(name, series)
+                field = pa.field(name, arr.type)
+            else:
+                arr = _json_column(name, series)
+                field = pa.field(name, pa.string(), metadata={CODEC_KEY: JSON_CODEC})
+        else:
+            arr = table.column(name)
+            field = table.schema.field(name)
+        columns.append(arr)
+        fields.append(field)
+    schema = pa.schema(fields, metadata=_pandas_metadata_for(df, table))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _pandas_metadata_for(df: pd.DataFrame, plain: pa.Table) -> dict[bytes, bytes]:
+    """pandas' schema metadata for every column (object ones as ``object``), so that ``to_pandas``
+    restores the scalar dtypes and the column order."""
+    meta = orjson.loads(plain.schema.metadata[b"pandas"])
+    by_name = {c["name"]: c for c in meta["columns"]}
+    ordered = []
+    for name in df.columns:
+        entry = by_name.get(str(name)) or {
+            "name": str(name),
+            "field_name": str(name),
+            "pandas_type": "object",
+            "numpy_type": "object",
+            "metadata": None,
+        }
+        ordered.append(entry)
+    meta["columns"] = ordered
+    return {b"pandas": orjson.dumps(meta)}
+
+
+def _from_arrow_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _from_arrow_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_arrow_value(v) for v in value]
+    if isinstance(value, datetime):
+        return pd.Timestamp(value)
+    return value
+
+
+def _decode_nested(field: pa.Field, column: pa.ChunkedArray) -> list[Any]:
+    if field.metadata and field.metadata.get(CODEC_KEY) == JSON_CODEC:
+        return [None if v is None else from_json_bytes(v.encode("utf-8")) for v in column.to_pylist()]
+    values = column.to_pylist()
+    if pa.types.is_map(field.type):
+        return [None if v is None else dict(v) for v in values]
+    return [_from_arrow_value(v) for v in values]
+
+
+def _is_nested(field: pa.Field) -> bool:
+    if field.metadata and field.metadata.get(CODEC_KEY) == JSON_CODEC:
+        return True
+    return pa.types.is_nested(field.type)
+
+
+def arrow_to_frame(table: pa.Table) -> pd.DataFrame:
+    """The pandas frame of a table written by :func:`frame_to_arrow` (contract dtypes restored)."""
+    nested = [f for f in table.schema if _is_nested(f)]
+    if not nested:
+        return _to_pandas(table)
+    names = {f.name for f in nested}
+    plain = table.select([n for n in table.column_names if n not in names])
+    df = _to_pandas(plain)
+    for f in nested:
+        values = np.empty(table.num_rows, dtype=object)
+        values[:] = _decode_nested(f, table.column(f.name))
+        df[f.name] = pd.Series(values, dtype=object)
+    return df[table.column_names]
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    df = table.to_pandas()
+    # a zero-column table (all columns nested) still needs its row count
+    if not len(df.columns) and table.num_rows:
+        df = pd.DataFrame(index=pd.RangeIndex(table.num_rows))
+    return df
+
+
+# -------------------------------------------------------------------------------------------- JSON
+
+
+def _encode(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {"$float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, BaseModel):
+        return _encode(value.model_dump(), where)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise CodecError(f"{where}: a key of type {type(k).__name__} (JSON keys are strings)")
+            out[k] = _encode(v, f"{where}.{k}")
+        return out
+    if isinstance(value, list | tuple):
+        return [_encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return [_encode(v, f"{where}[{i}]") for i, v in enumerate(value.tolist())]
+    if value is pd.NaT or value is pd.NA:
+        return None
+    if isinstance(value, pd.Timestamp | datetime):
+        return {"$time": pd.Timestamp(value).isoformat()}
+    if isinstance(value, np.generic):
+        return _encode(value.item(), where)
+    raise CodecError(f"{where}: a {type(value).__name__} cannot be stored as JSON")
+
+
+_TAGS: dict[str, Callable[[str], Any]] = {
+    "$float": lambda s: float(s),
+    "$time": lambda s: pd.Timestamp(s),
+}
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((k, v),) = value.items()
+            if k in _TAGS and isinstance(v, str):
+                return _TAGS[k](v)
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def to_json_bytes(value: Any) -> bytes:
+    """``value`` (dicts, lists, scalars, pydantic records, times, numpy scalars) as JSON bytes."""
+    return orjson.dumps(_encode(value, "$"))
+
+
+def from_json_bytes(data: bytes) -> Any:
+    """The value :func:`to_json_bytes` wrote (records come back as dicts)."""
+    return _decode(orjson.loads(data))
