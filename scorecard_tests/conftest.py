@@ -7,28 +7,13 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def _reference_dir() -> Path | None:
-    env = os.environ.get("SCORECARD_REFERENCE_DIR")
-    candidates = [Path(env)] if env else []
-    # beside the checkout (../shared/reference), above it, or the workspace's shared folder
-    candidates += [parent / "shared" / "reference" for parent in REPO_ROOT.parents]
-    candidates.append(Path("/work/shared/reference"))
-    for c in candidates:
-        if (c / "pragmatikos-pool-115382dd.json").is_file():
-            return c
-    return None
+from scorecard_tests.reference_data import find_reference_dir, in_ci, require_reference_dir
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """The public reference data (../shared/reference or $SCORECARD_REFERENCE_DIR); never copied here."""
-    d = _reference_dir()
-    if d is None:
-        pytest.skip("reference data not found: set SCORECARD_REFERENCE_DIR to ../shared/reference")
-    return d
+    """The public reference data, read in place (never copied here); missing: fails in CI, else skips."""
+    return require_reference_dir(find_reference_dir(), ci=in_ci())
 
 
 HERMETIC_ENV = (

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from github import Github
 
+from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.github.cache import TrailCache
 from scorecard_assets.github.client import ClientSettings, make_github
 from scorecard_assets.github.sync import (
@@ -25,6 +26,7 @@ from scorecard_assets.github.sync import (
     sync_repos,
 )
 from scorecard_assets.sources.runstate import RUNSTATE_MARKER
+from scorecard_assets.sources.trails_recorded import read_recorded_trails
 from scorecard_tests.fakes.github import FakeGitHub, Fault, iso, milestone, populate, read_export_frame
 
 REPO = "acme/api"
@@ -401,12 +403,7 @@ def test_fake_server_and_recorded_export_give_identical_rows(
     pd.testing.assert_frame_equal(live, recorded)
 
 
-def test_recorded_reader_of_the_project_agrees_when_present(
-    fake: FakeGitHub, cache: TrailCache, tmp_path: Path
-) -> None:
-    reader = pytest.importorskip("scorecard_assets.sources.trails_recorded")
-    from scorecard_assets.config import ScorecardConfig
-
+def test_recorded_reader_of_the_project_agrees(fake: FakeGitHub, cache: TrailCache, tmp_path: Path) -> None:
     populate(fake, REPO, issues=12, milestones=40, chatter=3, pull_requests=1)
     live = build_trail_result(cache, [REPO], [sync(fake, cache)]).frame
     fake.write_export(tmp_path / "export")
@@ -416,7 +413,7 @@ def test_recorded_reader_of_the_project_agrees_when_present(
             "github": {"source": "recorded", "recorded_dir": str(tmp_path / "export")},
         }
     )
-    pd.testing.assert_frame_equal(live, reader.read_recorded_trails(cfg).frame)
+    pd.testing.assert_frame_equal(live, read_recorded_trails(cfg).frame)
 
 
 def test_changing_base_url_forces_a_full_refresh(cache: TrailCache) -> None:

@@ -21,11 +21,11 @@ from scorecard_assets.pairings.bootstrap import (
 )
 from scorecard_assets.pairings.constants import AXES
 from scorecard_assets.pairings.engine import cycle_facts, log2_distance, score_cycles, weighted_median
-from scorecard_tests.unit.pairings.test_engine import cycle as base_cycle
+from scorecard_tests.factories.cycles import cycle as base_cycle
 
 
 def cycle(day: str, pm: str, bm: str, **overrides: Any) -> dict[str, Any]:
-    """A judged pooled cycle of the pairing ``pm → bm`` (the engine tests' fixture, builder as model)."""
+    """A judged pooled cycle of the pairing ``pm → bm`` (the factory's cycle, builder as model)."""
     return base_cycle(day, **{"model": bm, "pm": pm, "bm": bm, **overrides})
 
 

@@ -26,6 +26,7 @@ from scorecard_assets.pairings.engine import (
     weighted_median,
 )
 from scorecard_assets.schemas import CYCLES
+from scorecard_tests.factories.cycles import cycle
 
 GOLDEN = "pragmatikos-pool-115382dd.json"
 
@@ -315,38 +316,6 @@ def test_js_number_matches_json_stringify() -> None:
 
 
 # --------------------------------------------------------------------------------- cycle fixture
-
-
-def cycle(day: str, **overrides: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "model": "x",
-        "prov": "p",
-        "variant": "v",
-        "role": 2,
-        "pm": "x",
-        "pp": "p",
-        "pv": "hi",
-        "bm": "x",
-        "bp": "p",
-        "bv": "lo",
-        "harness": "opencode",
-        "hversion": "1",
-        "u": 1,
-        "a": 4,
-        "tedits": 5,
-        "tpaths": 1,
-        "teerr": 0,
-        "tcost": 0.0,
-        "tship": 0,
-        "tshipe": 0,
-        "thrs": 0.0,
-        "tver": 0,
-        "tabort": 0,
-        "latmed": -1.0,
-        "day": day,
-    }
-    row.update(overrides)
-    return row
 
 
 def p1_cycles() -> list[dict[str, Any]]:

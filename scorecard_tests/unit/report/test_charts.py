@@ -18,7 +18,7 @@ from scorecard_assets.report.charts import (
     chart_markdown,
     chart_pngs,
 )
-from scorecard_tests.unit.scoring.test_sidecar import (
+from scorecard_tests.factories.sidecar import (
     make_group,
     make_pool,
     make_rollup,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from scorecard_assets.report.digest import render_digest, repo_winners
-from scorecard_tests.unit.scoring.test_sidecar import make_rollup, make_sidecar, with_keys
+from scorecard_tests.factories.sidecar import make_rollup, make_sidecar, with_keys
 
 LINK = "reports/2026-09-21/model-scorecard.md"
 

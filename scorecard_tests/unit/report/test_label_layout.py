@@ -10,7 +10,7 @@ import pytest
 
 from scorecard_assets.report.charts import _RC, delivery_vs_cost_figure
 from scorecard_assets.report.label_layout import Box, Placement, candidate_offsets, place_labels
-from scorecard_tests.unit.scoring.test_sidecar import make_rollup, make_sidecar, with_keys
+from scorecard_tests.factories.sidecar import make_rollup, make_sidecar, with_keys
 
 FRAME = Box(0, 0, 400, 300)
 

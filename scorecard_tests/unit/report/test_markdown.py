@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from scorecard_assets.report.markdown import DEFAULT_LIMITATIONS, render_markdown
-from scorecard_tests.unit.scoring.test_sidecar import (
+from scorecard_tests.factories.sidecar import (
     make_group,
     make_pool,
     make_rollup,

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from scorecard_assets.scoring.scorecard import build_scorecard, scorecard_frames
+from scorecard_assets.scoring.sidecar.model import sidecar_problems
 from scorecard_assets.scoring.windows import Window, window_for_partition
-from scorecard_tests.unit.scoring.test_issue_rows import dispatch, run, run_table, ts
+from scorecard_tests.factories.run_table import dispatch, run, run_table, ts
 
 GENERATED = "2026-11-23T06:00:00.000Z"
 # Week of 2026-11-16, 7 days: current [11-16, 11-23), previous [11-09, 11-16).
@@ -251,7 +252,6 @@ def test_scorecard_frames_of_an_empty_window() -> None:
 
 
 def test_scorecard_satisfies_the_report_sidecar_contract() -> None:
-    sidecar_model = pytest.importorskip("scorecard_assets.scoring.sidecar.model")
     card = build(
         issue_run(1, "glm-5.3", PREVIOUS, delivered=True, provider="llmgateway"),
         issue_run(2, "glm-5.3", CURRENT, delivered=True, tele_cost_usd=2.5, tele_input_tokens=10.0,
@@ -262,4 +262,4 @@ def test_scorecard_satisfies_the_report_sidecar_contract() -> None:
     )  # fmt: skip
     # the report asset appends these three keys
     full = {**card, "pairings": {"fleet": None, "imported": None}, "sources": [], "warningRecords": []}
-    assert sidecar_model.sidecar_problems(full) == []
+    assert sidecar_problems(full) == []

@@ -11,7 +11,7 @@ from scorecard_assets.scoring.window_warnings import (
     in_report_order,
     window_repo_warnings,
 )
-from scorecard_tests.unit.scoring.test_issue_rows import run, run_table
+from scorecard_tests.factories.run_table import run, run_table
 
 
 def warn(code: str, repo: str | None = None, issue: int | None = None, message: str = "") -> DataWarning:

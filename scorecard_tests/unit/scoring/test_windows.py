@@ -15,7 +15,7 @@ from scorecard_assets.scoring.windows import (
     select_runs,
     window_for_partition,
 )
-from scorecard_tests.unit.scoring.test_issue_rows import run, run_table, ts
+from scorecard_tests.factories.run_table import run, run_table, ts
 
 # ----------------------------------------------------------------------------- bounds
 

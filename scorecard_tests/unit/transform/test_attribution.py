@@ -13,39 +13,13 @@ from scorecard_assets.transform.attribution import (
     repo_for_cwd,
     trail_issue_index,
 )
+from scorecard_tests.factories.telemetry import telemetry
 
 A, B = "acme/api", "acme/web"
 REPOS = [
     RepoConfig(name=A, checkouts=["/home/u/api/*", "/srv/api"]),
     RepoConfig(name=B, checkouts=["/home/u/web/*"]),
 ]
-
-
-def telemetry(*rows: dict[str, object]) -> pd.DataFrame:
-    """RUN_TELEMETRY rows: defaults for every column, overrides from ``rows``."""
-    base = empty_frame(RUN_TELEMETRY)
-    full = []
-    for i, r in enumerate(rows):
-        row: dict[str, object] = {c: None for c in RUN_TELEMETRY}
-        row.update(
-            {"host": "h1", "source_file": "/h1/.dossier/runs.jsonl", "line_no": i + 1, "timestamp": pd.NaT}
-        )
-        row.update(r)
-        full.append(row)
-    if not full:
-        return base
-    df = pd.DataFrame(full, columns=list(RUN_TELEMETRY))
-    df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
-    df["line_no"] = df["line_no"].astype("int64")
-    df["issue"] = df["issue"].astype("Int64")
-    for c, (kind, _) in RUN_TELEMETRY.items():
-        if kind == "float":
-            df[c] = df[c].astype("float64")
-        elif kind == "str":
-            df[c] = df[c].astype("str")
-        elif kind == "boolean":
-            df[c] = df[c].astype("boolean")
-    return df
 
 
 def runs(*rows: tuple[str, int, str | None, str | None, int, bool]) -> pd.DataFrame:

@@ -21,8 +21,8 @@ from scorecard_assets.schemas import (
 from scorecard_assets.transform.join import build_run_table, canonical_flags
 from scorecard_assets.transform.trail_runs import build_trail_runs
 from scorecard_tests.factories.frames import contract_frame
-from scorecard_tests.unit.transform.test_attribution import telemetry
-from scorecard_tests.unit.transform.test_trail_runs import Ms, at, comments, concat, ms, run_row
+from scorecard_tests.factories.telemetry import telemetry
+from scorecard_tests.factories.trails import Ms, at, comments, concat, ms, run_row
 
 REPO = "imboard-ai/ai-dossier"
 MONO = "imboard-ai/imboard-monorepo"

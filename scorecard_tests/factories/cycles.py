@@ -1,0 +1,38 @@
+"""Pooled Pragmatikos cycle rows (the 25 fields of schemas.CYCLES' pooled part) for the engine and
+bootstrap tests: one judged, unshipped build cycle by default."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cycle(day: str, **overrides: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "model": "x",
+        "prov": "p",
+        "variant": "v",
+        "role": 2,
+        "pm": "x",
+        "pp": "p",
+        "pv": "hi",
+        "bm": "x",
+        "bp": "p",
+        "bv": "lo",
+        "harness": "opencode",
+        "hversion": "1",
+        "u": 1,
+        "a": 4,
+        "tedits": 5,
+        "tpaths": 1,
+        "teerr": 0,
+        "tcost": 0.0,
+        "tship": 0,
+        "tshipe": 0,
+        "thrs": 0.0,
+        "tver": 0,
+        "tabort": 0,
+        "latmed": -1.0,
+        "day": day,
+    }
+    row.update(overrides)
+    return row
