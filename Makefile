@@ -13,18 +13,24 @@ export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
 # numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: scorecard week test lint dev bench sample clean install install-dev
+.PHONY: scorecard week test lint dev bench sample clean install install-dev lock
+
+# Every package CI needs (runtime + the dev and deploy extras), pinned with hashes: `make install`
+# installs exactly these, then the project itself without resolving again. `make lock` refreshes it.
+LOCK := requirements.lock
+UV_VERSION := 0.13.8
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install -q -e .
+$(VENV)/.installed: pyproject.toml $(LOCK) | $(PY)
+	$(PIP) install -q -r $(LOCK)
+	$(PIP) install -q --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
-	$(PIP) install -q -e '.[dev]'
+# The lock already holds the dev and deploy extras; the target stays for the commands that name it.
+$(VENV)/.installed-dev: $(VENV)/.installed
 	touch $@
 
 install: $(VENV)/.installed
@@ -63,6 +69,13 @@ bench: $(VENV)/.installed-dev
 ## make sample: regenerate the bundled sample fleet (deterministic; the committed copy must match).
 sample: $(VENV)/.installed
 	$(PY) -m scorecard_assets.sample_fleet.generate --out scorecard_assets/sample_fleet/data
+
+## make lock: resolve pyproject.toml's dependencies and the dev + deploy extras again into requirements.lock
+## (every platform, hashes); versions already locked are kept unless UPGRADE=1.
+lock: | $(PY)
+	$(PIP) install -q uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --extra deploy --universal --python-version 3.11 \
+	  --generate-hashes --custom-compile-command 'make lock' --quiet $(if $(UPGRADE),--upgrade) -o $(LOCK)
 
 clean:
 	rm -rf $(VENV) .dagster reports bench/out bench/fleets
