@@ -11,7 +11,9 @@ Each contract maps a column to (kind, meaning). Kinds:
 - ``datetime`` datetime64 with tz UTC (NaT = unknown)
 - ``object``   Python objects (lists / dicts), documented per column
 
-``validate_frame`` checks a frame against a contract (used by tests and by the assets' metadata).
+``contract_problems`` lists how a frame breaks a contract. The IO manager stores no asset frame that
+breaks its contract (``require_contract``; docs/architecture.md "Frame contracts"); tests check their
+builders with it too.
 """
 
 from __future__ import annotations
@@ -323,6 +325,18 @@ def contract_problems(df: pd.DataFrame, contract: Contract) -> list[str]:
         elif not _KIND_CHECK[kind](df[col]):
             problems.append(f"column {col!r} is {df[col].dtype}, expected {kind}")
     return problems
+
+
+class ContractError(ValueError):
+    """A produced frame that breaks its contract: a bug in the code that built it, not bad input."""
+
+
+def require_contract(df: pd.DataFrame, contract: Contract, what: str) -> pd.DataFrame:
+    """``df`` when it keeps ``contract``, else :class:`ContractError` naming ``what`` and every problem."""
+    problems = contract_problems(df, contract)
+    if problems:
+        raise ContractError(f"{what} breaks its frame contract (schemas.py): " + "; ".join(problems))
+    return df
 
 
 # The pandas dtype of each column kind.

@@ -7,6 +7,10 @@ Parquet plus a manifest; a dict as ``value.json``. Inputs come back as a
 asset asks, and then only the columns and rows it asks for) and as the dict for dicts. An asset that
 returns the handle it was given for its own previous value stores nothing new (no-change refresh).
 
+A table-shaped asset with a frame contract (``FRAME_CONTRACTS``) is stored only when its frame keeps
+it: every column of the contract, each of its kind (an Arrow table: every column present); a frame
+that breaks it fails the step with the problems named (docs/architecture.md "Frame contracts").
+
 ``dagster/uri`` metadata on every output links the stored value. Docs: docs/storage.md.
 """
 
@@ -18,6 +22,7 @@ import dagster as dg
 from pydantic import Field
 from upath import UPath
 
+from scorecard_assets import schemas
 from scorecard_assets.records import TableResult
 from scorecard_assets.storage.location import uri_of
 from scorecard_assets.storage.settings import io_location
@@ -32,6 +37,32 @@ from scorecard_assets.storage.tables import (
 )
 
 JSON_VALUE = "value.json"
+
+# The contract each table-shaped asset's frame keeps (by asset name).
+FRAME_CONTRACTS: dict[str, schemas.Contract] = {
+    "trail_comments": schemas.TRAIL_COMMENTS,
+    "run_telemetry": schemas.RUN_TELEMETRY,
+    "dispatch_events": schemas.DISPATCH_EVENTS,
+    "agent_log_usage": schemas.AGENT_LOG_USAGE,
+    "trail_runs": schemas.TRAIL_RUNS,
+    "run_table": schemas.RUN_TABLE,
+    "cycles": schemas.CYCLES,
+}
+
+
+def require_frame_contract(asset_name: str, value: TableResult | ArrowResult) -> None:
+    """Raise ``schemas.ContractError`` when ``value`` breaks the contract of ``asset_name`` (if any)."""
+    contract = FRAME_CONTRACTS.get(asset_name)
+    if contract is None:
+        return
+    if isinstance(value, TableResult):
+        schemas.require_contract(value.frame, contract, f"asset {asset_name}")
+        return
+    missing = [column for column in contract if column not in value.table.column_names]
+    if missing:
+        raise schemas.ContractError(
+            f"asset {asset_name} breaks its frame contract (schemas.py): missing columns {missing}"
+        )
 
 
 def value_directory(root: UPath, asset_key: dg.AssetKey, partition_key: str | None) -> UPath:
@@ -66,6 +97,7 @@ class TableIOManager(dg.ConfigurableIOManager):
             context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
             return
         if isinstance(obj, TableResult | ArrowResult):
+            require_frame_contract(context.asset_key.path[-1], obj)
             stored = write_table(directory, obj)
             context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
             return

@@ -348,22 +348,6 @@ class TrailCache:
         assignments = ", ".join(f"{column} = ?" for column in updates)
         db.execute(f"UPDATE repos SET {assignments} WHERE repo = ?", (*updates.values(), repo))
 
-    def set_cursor(self, cursor: RepoCursor) -> None:
-        """Replace a repo's cursor row as a whole (``None`` fields are stored as ``None``)."""
-        row = (
-            cursor.repo,
-            cursor.api_url,
-            to_micros(cursor.issues_since),
-            to_micros(cursor.comments_since),
-            to_micros(cursor.full_refresh_at),
-            to_micros(cursor.synced_at),
-        )
-        try:
-            with self._transaction() as db:
-                db.execute("INSERT OR REPLACE INTO repos VALUES (?, ?, ?, ?, ?, ?)", row)
-        except sqlite3.Error as err:
-            raise CacheError(f"cannot write the GitHub trail cache {self.path}: {err}") from None
-
     # ---------------------------------------------------------------- reads
 
     def cursor(self, repo: str) -> RepoCursor:

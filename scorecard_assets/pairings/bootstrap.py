@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from scorecard_assets.js_numbers import js_number
 from scorecard_assets.pairings.constants import (
     AXES,
     AXIS_KIND,
@@ -46,7 +47,7 @@ from scorecard_assets.pairings.constants import (
     SPAN,
     TIERS,
 )
-from scorecard_assets.pairings.engine import CycleFacts, cycle_facts, group_label, js_number
+from scorecard_assets.pairings.engine import CycleFacts, cycle_facts, group_label
 
 FloatArray = np.ndarray
 

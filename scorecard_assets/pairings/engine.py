@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from scorecard_assets.js_numbers import js_number
 from scorecard_assets.pairings.constants import (
     AXES,
     AXIS_KIND,
@@ -598,16 +599,6 @@ def tier_breakdown(
         weighted += weight * mean_position
         weight_total += weight
     return Breakdown(tiers=tiers, imputed=imputed, score=100 * weighted / weight_total)
-
-
-def js_number(value: Number | None) -> Number | None:
-    """A number as JSON.stringify would print it: whole finite floats become ``int`` (``100.0`` ->
-    ``100``, ``-0.0`` -> ``0``); non-finite floats become None (JSON null)."""
-    if value is None or isinstance(value, (bool, int)):
-        return value
-    if not math.isfinite(value):
-        return None
-    return int(value) if value.is_integer() and abs(value) < 1e21 else value
 
 
 def _js_axes(values: Mapping[str, Number | None]) -> dict[str, Number | None]:

@@ -123,8 +123,3 @@ def collation_key(text: str) -> CollationKey:
             accents.append(())
             cases.append(_case_weight(ch))
     return (tuple(primary), tuple(accents), tuple(cases), text)
-
-
-def locale_sorted(values: list[str]) -> list[str]:
-    """``values`` sorted as the reference's ``.sort((a, b) => a.localeCompare(b))`` would sort them."""
-    return sorted(values, key=collation_key)

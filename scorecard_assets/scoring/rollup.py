@@ -6,8 +6,8 @@ Python values (``int``, ``float``, ``str``, ``bool``, ``None``, lists and dicts)
 ``json.dumps(..., allow_nan=False)`` accepts: a metric with no sample is ``None``, never NaN.
 
 Numbers follow the reference's JSON: unrounded, and an integral value is written as an ``int``
-(``1`` rather than ``1.0``), as JavaScript's ``JSON.stringify`` would. Sums and means add values in
-row order, like the reference's ``reduce``.
+(``1`` rather than ``1.0``), as JavaScript's ``JSON.stringify`` would (``js_numbers.js_number``).
+Sums and means add values in row order, like the reference's ``reduce``.
 
 Each rollup holds the reference's fields in its order (``sidecar_keys.ROLLUP_KEYS``), then ours
 (``sidecar_keys.OUR_ROLLUP_KEYS``: ``costEstimateSamples``). ``costFromRunLogSamples`` keeps the
@@ -23,16 +23,14 @@ Pure module: no Dagster.
 
 from __future__ import annotations
 
-import math
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from scorecard_assets.js_numbers import Number, finite_float, js_number
 from scorecard_assets.scoring.collation import collation_key
 from scorecard_assets.scoring.sidecar.keys import OUR_ROLLUP_KEYS, ROLLUP_KEYS
 
@@ -42,32 +40,6 @@ UNCLASSIFIED = "<unclassified>"
 RISK_CLASS_ORDER = ("low", "med", "high", UNCLASSIFIED)
 AGENT_LOG_SOURCE = "agent-log"
 ESTIMATE_SOURCE = "estimate"
-
-Number = int | float
-_FLOAT_MAX = sys.float_info.max
-
-
-# ----------------------------------------------------------------------------- numbers
-
-
-def js_number(value: object) -> Number | None:
-    """A JSON-safe number as the reference writes it: None for missing/non-finite, int when integral."""
-    as_float = _finite(value)
-    if as_float is not None and as_float.is_integer() and abs(as_float) < 2**53:
-        return int(as_float)
-    return as_float
-
-
-def _finite(value: object) -> float | None:
-    """``value`` as a float when it is a finite real number (not a bool), else None."""
-    if type(value) is float:  # fast path for the usual plain numbers
-        return value if math.isfinite(value) else None
-    if type(value) is int:
-        return float(value) if -_FLOAT_MAX <= value <= _FLOAT_MAX else None
-    if value is None or isinstance(value, bool) or not isinstance(value, Real):
-        return None
-    as_float = float(value)
-    return as_float if math.isfinite(as_float) else None
 
 
 def _sum(values: Sequence[float]) -> float:
@@ -113,7 +85,7 @@ def phase_medians(phase_dicts: Iterable[object]) -> list[dict[str, Any]]:
         if not isinstance(phases, dict):
             continue
         for phase, seconds in phases.items():
-            kept = _finite(seconds)
+            kept = finite_float(seconds)
             if kept is not None:
                 samples.setdefault(str(phase), []).append(kept)
     out = [

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from scorecard_assets.js_numbers import js_number
 from scorecard_assets.scoring import rollup
 from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.sidecar.keys import DROP_KEYS, PHASE_KEYS
@@ -54,7 +55,7 @@ def attach_deltas(
         out.append(
             {
                 **total,
-                "deliveryRateDelta": rollup.js_number(current - previous),
+                "deliveryRateDelta": js_number(current - previous),
                 "deliveryRateBaselineWindowEnd": baseline_end,
             }
         )

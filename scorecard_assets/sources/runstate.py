@@ -71,13 +71,3 @@ def parse_milestone(body: object) -> Milestone | None:
         next=keys.get("next", ""),
         keys=keys,
     )
-
-
-def parse_milestones(bodies: list[object]) -> list[Milestone]:
-    """Milestones of a trail in comment order (non-milestone comments dropped)."""
-    out: list[Milestone] = []
-    for b in bodies:
-        m = parse_milestone(b)
-        if m is not None:
-            out.append(m)
-    return out

@@ -150,7 +150,3 @@ class ModelNamer:
 
     def provider(self, raw: object) -> str | None:
         return self.names(raw)[1]
-
-    def cache_size(self) -> int:
-        """Distinct raw strings normalised so far (each exactly once)."""
-        return len(self._cache)

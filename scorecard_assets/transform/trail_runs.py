@@ -108,11 +108,6 @@ def usable_at_ns(raw: str) -> int | None:
     return ns if _MIN_NS <= ns <= _MAX_NS else None
 
 
-def is_usable_at(raw: str) -> bool:
-    """The usable-``at=`` rule of scorecard.md section 3 as a predicate."""
-    return usable_at_ns(raw) is not None
-
-
 def round_seconds(delta_ns: int) -> int:
     """Seconds rounded half up (JavaScript ``Math.round`` of milliseconds / 1000)."""
     return (delta_ns + _NS_PER_S // 2) // _NS_PER_S

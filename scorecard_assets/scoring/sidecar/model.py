@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -40,6 +39,7 @@ from pydantic import (
     model_validator,
 )
 
+from scorecard_assets.js_numbers import js_number
 from scorecard_assets.pairings.constants import AXES, TIER_NAMES
 from scorecard_assets.records import DataWarning, SourceStat
 from scorecard_assets.scoring.scorecard import DROP_THRESHOLD
@@ -437,14 +437,12 @@ def _order_problems(where: str, row: dict, expected: Sequence[str], required: Se
 def dump_sidecar(d: dict) -> str:
     """``d`` as the sidecar file text: 2-space JSON, non-ASCII kept, a final newline.
 
-    NaN and +-infinity become ``null``; integral floats below 2**53 print as integers (as
-    ``JSON.stringify`` does); numpy / pandas scalars and pydantic models become plain JSON values;
-    dates become ISO strings. Any other type raises ``TypeError`` naming where it sits.
+    NaN and +-infinity become ``null``; integral floats below 1e21 print as integers (as
+    ``JSON.stringify`` does, ``js_numbers.js_number``); numpy / pandas scalars and pydantic models
+    become plain JSON values; dates become ISO strings. Any other type raises ``TypeError`` naming
+    where it sits.
     """
     return json.dumps(to_json_value(d), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-_EXACT_INT_LIMIT = 2.0**53
 
 
 def to_json_value(value: Any, where: str = "$") -> Any:
@@ -454,7 +452,7 @@ def to_json_value(value: Any, where: str = "$") -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
-        return _json_float(value)
+        return js_number(value)
     if isinstance(value, dict):
         return {_json_key(k, where): to_json_value(v, f"{where}.{k}") for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -470,14 +468,6 @@ def to_json_value(value: Any, where: str = "$") -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     raise TypeError(f"sidecar value at {where} has type {type(value).__name__}, which JSON cannot hold")
-
-
-def _json_float(value: float) -> float | int | None:
-    if not math.isfinite(value):
-        return None
-    if value.is_integer() and abs(value) < _EXACT_INT_LIMIT:
-        return int(value)
-    return value
 
 
 def _json_key(key: object, where: str) -> str:

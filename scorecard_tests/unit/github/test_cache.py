@@ -112,12 +112,6 @@ def test_cursor_defaults_then_moves_with_the_page_in_one_transaction(cache: Trai
     assert cache.repos() == [REPO]
 
 
-def test_set_cursor_replaces_the_row(cache: TrailCache) -> None:
-    cache.set_cursor(RepoCursor(repo=REPO, api_url="u", issues_since=T0, comments_since=T0))
-    cache.set_cursor(RepoCursor(repo=REPO, api_url="u"))
-    assert cache.cursor(REPO) == RepoCursor(repo=REPO, api_url="u")
-
-
 def test_a_failed_transaction_writes_nothing(cache: TrailCache, monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object) -> None:
         raise RuntimeError("killed between the page and the cursor")

@@ -17,7 +17,6 @@ from scorecard_assets.pairings.engine import (
     cycle_facts,
     family_of,
     hue_of,
-    js_number,
     log2_distance,
     score_cycles,
     score_group,
@@ -305,14 +304,6 @@ def test_family_and_hue() -> None:
     assert hue_of("claude-fable") == 320 and hue_of("muse-spark") == 350 and hue_of("grok") == 30
     # "ab": h = 97; h = (97*31 + 98) % 360 = 3105 % 360 = 225
     assert hue_of("ab") == 225
-
-
-def test_js_number_matches_json_stringify() -> None:
-    assert js_number(100.0) == 100 and isinstance(js_number(100.0), int)
-    assert js_number(-0.0) == 0 and isinstance(js_number(-0.0), int)
-    assert js_number(2.5) == 2.5
-    assert js_number(math.inf) is None
-    assert js_number(None) is None
 
 
 # --------------------------------------------------------------------------------- cycle fixture

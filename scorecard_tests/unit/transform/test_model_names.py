@@ -173,14 +173,15 @@ def test_namer_normalises_each_raw_string_once(monkeypatch: pytest.MonkeyPatch) 
         assert namer.provider("openrouter/~z-ai/glm-latest") == "openrouter/z-ai"
         assert namer.canonical("sonnet") == "sonnet"
     assert calls == ["openrouter/~z-ai/glm-latest", "sonnet"]
-    assert namer.cache_size() == 2
 
 
-def test_namer_absent_values_are_not_cached() -> None:
+def test_namer_absent_values_are_unknown_without_being_normalised(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+    monkeypatch.setattr(model_names, "split_model", lambda raw, prefixes: calls.append(raw))
     namer = ModelNamer(DEFAULT_ALIASES, DEFAULT_ROUTING_PREFIXES)
     assert namer.names(None) == (UNKNOWN_MODEL, None)
     assert namer.names(math.nan) == (UNKNOWN_MODEL, None)
-    assert namer.cache_size() == 0
+    assert calls == []
 
 
 def test_a_literal_unknown_value_becomes_plain_unknown() -> None:

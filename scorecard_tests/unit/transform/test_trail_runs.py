@@ -16,7 +16,6 @@ from scorecard_assets.sources.runstate import RUNSTATE_MARKER
 from scorecard_assets.transform.trail_runs import (
     UNKNOWN_RUN,
     build_trail_runs,
-    is_usable_at,
     parse_counter,
     round_seconds,
     usable_at_ns,
@@ -70,7 +69,7 @@ def clean_trail(run: str = "r-440-a1b2", day: str = "2026-08-24") -> list[Ms]:
     ],
 )
 def test_usable_at_accepts(value: str) -> None:
-    assert is_usable_at(value)
+    assert usable_at_ns(value) is not None
 
 
 @pytest.mark.parametrize(
@@ -96,7 +95,7 @@ def test_usable_at_accepts(value: str) -> None:
     ],
 )
 def test_usable_at_rejects(value: str) -> None:
-    assert not is_usable_at(value)
+    assert usable_at_ns(value) is None
 
 
 def test_usable_at_applies_offsets_and_fractions() -> None:
