@@ -104,7 +104,8 @@ class WarningCode:
     reference: str = ""
 
 
-# Every data warning code. Reference rows (scorecard.md section 11) in ``reference``; ours have none.
+# Every data warning code. ``reference``: the row of the reference's warning list it corresponds to
+# (docs/architecture.md "Data warnings"); ours have none.
 WARNING_CODES: dict[str, WarningCode] = {
     # ingest
     "telemetry_missing": WarningCode(("run_telemetry",), "runs.jsonl missing or empty on a host", "a"),

@@ -1,7 +1,7 @@
 """Sanitising of untrusted strings (trail values, log fields, event fields) before they reach a report.
 
-Pure functions, no Dagster. The rules follow scorecard.md section 6 ("Cell formatters") and
-section 11 (renderValue), extended to the invisible / bidi characters that can reorder a line.
+Pure functions, no Dagster. The rules (docs/architecture.md "Untrusted strings") are the reference's
+cell and warning rules, extended to the invisible / bidi characters that can reorder a line.
 """
 
 from __future__ import annotations

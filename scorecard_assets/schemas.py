@@ -266,7 +266,7 @@ ISSUE_ROWS: Contract = {
     "runCount": ("int", "selected non-classifier runs of the issue"),
 }
 
-# The 25 pooled Pragmatikos fields (pragmatikos.md section 1b) plus our provenance columns.
+# The 25 pooled Pragmatikos fields (docs/pairings.md "Cycles") plus our provenance columns.
 CYCLES: Contract = {
     "model": ("str", ""),
     "prov": ("str", ""),
