@@ -1,4 +1,5 @@
-"""Scheduler journals of every host and repo -> the ``dispatch_events`` frame (sources.md section 4).
+"""Scheduler journals of every host and repo -> the ``dispatch_events`` frame (docs/sources.md
+"events.jsonl").
 
 Contract:
 
@@ -64,7 +65,7 @@ EVENTS_FILE_NAME = "events.jsonl"
 SCORED_EVENTS = ("spawned", "redispatched", "stalled", "fence-written")
 REPORT_AGENT_DETAIL = "report agent"
 
-# JournalEventName of the scheduler (sources.md section 4).
+# The scheduler's whole event vocabulary (its JournalEventName type, docs/sources.md "events.jsonl").
 SCHEDULER_EVENTS = frozenset(
     [
         "assigned",

@@ -1,4 +1,4 @@
-"""``runs.jsonl`` of every host -> the ``run_telemetry`` frame (sources.md section 3).
+"""``runs.jsonl`` of every host -> the ``run_telemetry`` frame (docs/sources.md "runs.jsonl").
 
 Contract:
 

@@ -1,4 +1,4 @@
-"""The runstate:v1 milestone comment grammar (sources.md section 2.2).
+"""The runstate:v1 milestone comment grammar (docs/sources.md "Runstate grammar").
 
 A comment is a milestone iff its body starts exactly with the marker. The marker's whole first
 line is skipped (the reference splits on newlines and drops line one), so text placed after the

@@ -1,4 +1,4 @@
-"""Repository slugs: the name of a repo's ``sched/<slug>`` directory (sources.md section 1).
+"""Repository slugs: the name of a repo's ``sched/<slug>`` directory (docs/sources.md "Repo slugs").
 
 The scheduler names each repository's state directory after the repo with every character outside
 ``[A-Za-z0-9._-]`` replaced by ``-`` (case kept). The two names that would be path navigation,

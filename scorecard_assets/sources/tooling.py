@@ -1,7 +1,8 @@
 """Tool vocabularies shared by the agent-log reader and the cycle builder.
 
 These sets and patterns decide which tool calls count as edits, which shell commands count as a
-verification run, and which tool errors mean that a human stopped the call (pragmatikos.md §2),
+verification run, and which tool errors mean that a human stopped the call (docs/pairings.md
+"Fleet cycles": the vocabularies of the Pragmatikos session plugin),
 extended with Claude Code's tool names and its interrupt / rejection texts.
 
 Contracts:

@@ -1,4 +1,4 @@
-"""The recorded GitHub export -> the ``trail_comments`` frame (product.md section 2, item 1).
+"""The recorded GitHub export -> the ``trail_comments`` frame (docs/sources.md "Fetching").
 
 Layout: ``<github.recorded_dir>/<owner>/<name>/issues.json`` and ``comments.json``, each a JSON
 array of GitHub REST objects (issues as listed by ``GET /repos/{repo}/issues?state=all``, comments

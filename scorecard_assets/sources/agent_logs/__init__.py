@@ -1,6 +1,6 @@
 """Per-dispatch agent logs -> one row per dispatch slice (``schemas.AGENT_LOG_USAGE``).
 
-Layout (sources.md §5): ``<dossier_home>/sched/<slug>/runs/*.log`` per host and configured repo; the
+Layout (docs/sources.md "Agent logs"): ``<dossier_home>/sched/<slug>/runs/*.log`` per host and repo; the
 issue comes from the file name (``-<digits>.log``). A log is append-only across redispatches and
 report agents; each dispatch begins with a scheduler preamble line
 ``{"type":"sched-dispatch","ts":...,"cmd":[...]}``. A *slice* is a preamble and everything up to the
@@ -9,9 +9,9 @@ next preamble; content before the first preamble (older logs) is a slice without
 Per slice the agent CLI's output format is recognised from the preamble command, else from the first
 records: Claude Code ``stream-json`` / ``json`` (a single object, or an array with ``--verbose``),
 opencode ``--format json`` and Codex ``exec --json``. Our rules where the reference differs
-(product.md §6): every result record of every slice counts; per Claude result record ``modelUsage``
-wins over the top-level ``usage`` (never blended); opencode ``step_finish`` and Codex
-``turn.completed`` usage count too. Costs are never estimated here.
+(docs/sources.md "What the reference reads, and what we read"): every result record of every slice
+counts; per Claude result record ``modelUsage`` wins over the top-level ``usage`` (never blended);
+opencode ``step_finish`` and Codex ``turn.completed`` usage count too. Costs are never estimated here.
 
 Counting rules (one slice):
 

@@ -1,4 +1,4 @@
-"""Incremental reading state for append-only agent logs (product.md §7).
+"""Incremental reading state for append-only agent logs (docs/sources.md "Files and slices").
 
 The cache remembers, per log file, what the file looked like when it was last parsed and where its
 parsed dispatch slices sit in a *slice table* stored with the file states. The cache is deliberately

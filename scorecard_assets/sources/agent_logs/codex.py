@@ -25,7 +25,7 @@ _CODEX_ABORT_STATUSES = frozenset({"declined", "cancelled", "canceled", "aborted
 
 
 class CodexParser(FormatParser):
-    """Codex thread events (sources.md §5.7): usage per ``turn.completed``, tools per item.
+    """Codex thread events (docs/sources.md "Codex CLI"): usage per ``turn.completed``, tools per item.
 
     An assistant turn begins with ``turn.started``; a turn that ends in ``turn.failed`` (or a log
     cut short) still counts, so a dispatch whose last turn failed after editing files keeps its
