@@ -43,7 +43,7 @@ must begin with ``{``/``[`` and end with ``}``/``]``), so a truncated or foreign
 counted as malformed. Lines whose first key is not ``type`` are searched for the interesting names
 and decoded when they hold one. opencode and Codex logs are small and every line is decoded.
 
-Incremental reading (``agent_log_cache``): because slices are parsed independently and each knows
+Incremental reading (``agent_logs.cache``): because slices are parsed independently and each knows
 its byte offset and first line number, a grown file is parsed again only from the start of its last
 slice, with the same results as a full parse. Slices are kept in columns (``SliceTable``), in the
 cache as in memory: an unchanged file costs a ``stat`` and a few lookups (its row range in the loaded

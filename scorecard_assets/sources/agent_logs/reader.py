@@ -347,7 +347,7 @@ def read_agent_logs(cfg: ScorecardConfig, cache_dir: Path | None = None) -> Tabl
     """Every dispatch slice of every agent log, for all hosts × configured repos.
 
     Rows are sorted by (host, repo, issue, log_path, slice_index). With ``cache_dir`` the read is
-    incremental (``agent_log_cache``) and the cache is saved afterwards; without it every file is
+    incremental (``agent_logs.cache``) and the cache is saved afterwards; without it every file is
     parsed in full and nothing is written. ``extra["reads"]`` counts files taken unchanged from the
     cache, parsed from their last slice (appended) and parsed in full, and the bytes parsed;
     ``extra["cache_problem"]`` says why a cache could not be used or saved (None when it could).

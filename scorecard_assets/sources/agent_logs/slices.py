@@ -248,7 +248,7 @@ class SliceTable:
     Columns: ``int`` fields int64; ``int | None`` (the slice times) int64 with NaT's value for None;
     floats float64 (NaN = none); strings object arrays of ``str``/None; ``bool`` bool; ``bool | None``
     int8 (-1 = None); ``malformed_lines``/``bad_value_examples`` object arrays of lists. The stored
-    form (:meth:`encode`) puts the numbers in the cache document's body (``agent_log_cache.Packer``),
+    form (:meth:`encode`) puts the numbers in the cache document's body (``agent_logs.cache.Packer``),
     keeps strings as their distinct values plus a code per row (-1 = None) and the two example lists
     only for the rows that have any. :meth:`decode` checks each column once (its type, length, value
     and code range) and that example lists exist exactly where their counts are positive.
