@@ -1,6 +1,6 @@
 """Attribution of telemetry, events and agent-log slices to a repo, an issue and one of its runs.
 
-Two steps (docs/architecture.md, "Decisions"):
+Two steps (docs/join.md "Attribution"):
 
 1. ``attribute_telemetry_to_issues``: a ``runs.jsonl`` row has no repo field. It belongs to the
    first configured repo (config order) one of whose ``checkouts`` glob patterns matches its

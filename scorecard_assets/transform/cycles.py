@@ -2,7 +2,8 @@
 
 Pure (no Dagster). One cycle per run of the run table (``schemas.RUN_TABLE``) that is not
 classifier-only (those are skipped and counted in ``extra["classifier_runs_skipped"]``). The pooled
-fields (pragmatikos.md section 1b) are filled from the run as follows (values kept at full precision):
+fields (docs/pairings.md "Cycles", "Fleet cycles") are filled from the run as follows (values kept
+at full precision):
 
 | pooled field | from the run (`schemas.RUN_TABLE`) |
 |---|---|

@@ -2,8 +2,8 @@
 
 A trail's ``model=`` value spells the same model in many ways (``glm-5.3``, ``llmgateway/glm-5.3``,
 ``openrouter/~z-ai/glm-latest``). ``canonical_model`` folds those spellings into one bucket key and
-``provider_of`` returns the routing prefixes that were peeled off (the gateway chain). The rules are
-those of scorecard.md section 12:
+``provider_of`` returns the routing prefixes that were peeled off (the gateway chain). The rules
+(docs/join.md "Model names") are the reference's:
 
 1. lower-case and strip the raw value; drop leading ``~`` (opencode's alias marker);
 2. peel at most ``MAX_PEELS`` routing prefixes, trying them in configured order. When the value

@@ -1,7 +1,7 @@
 """``trail_comments`` -> ``trail_runs``: one row per (repo, issue, run id) of the runstate trails.
 
-Contract of the output: ``schemas.TRAIL_RUNS``. Rules (scorecard.md sections 3 and 11, with our
-behaviour from product.md section 5 and docs/architecture.md):
+Contract of the output: ``schemas.TRAIL_RUNS``. Rules (docs/join.md "Trail runs", where we
+differ from the reference and why):
 
 - Milestones are grouped by ``run=`` in first-seen order; inside a run they keep comment order
   (never re-sorted by ``at=``). An empty ``run=`` is pooled as ``unknown-run`` (warning
@@ -80,7 +80,7 @@ _COUNTER_FIGURE = {
 def usable_at_ns(raw: str) -> int | None:
     """Epoch nanoseconds of a usable ``at=`` value, else None.
 
-    Usable = non-empty, no ``$`` or backtick, the ISO shape of scorecard.md section 3 (seconds
+    Usable = non-empty, no ``$`` or backtick, the ISO shape of docs/join.md "Timing" (seconds
     required, optional fraction, ``Z`` or a ``+hh:mm``/``+hhmm`` offset), and a real calendar date
     and time (``2026-13-45T99:00:00Z`` is rejected). A real date outside the range a UTC
     nanosecond Timestamp can hold (about 1677-2262) is unusable too: it cannot be timed.
@@ -386,7 +386,8 @@ def _ac_clamp_warning(issue: _Issue, run_id: str, met: int, total: int) -> DataW
 
 
 def _repo_warnings(repo: str, w: _Warnings) -> list[DataWarning]:
-    """Per-repo aggregates, after the repo's per-trail warnings (scorecard.md section 11 order)."""
+    """Per-repo aggregates, after the repo's per-trail warnings (the reference's order: docs/scoring.md
+    "Window warnings")."""
     return [*w.per_trail, *_phase_skew_warnings(repo, w), *_coverage_warnings(repo, w)]
 
 
