@@ -1,11 +1,11 @@
-"""The report unit: one row per issue over a window's selected runs (scorecard.md section 4).
+"""The report unit: one row per issue over a window's selected runs (docs/scoring.md "Issue rows").
 
 Input: the runs a window selected from the run table (``windows.select_runs``), columns of
 ``schemas.RUN_TABLE``. Output: a frame following ``schemas.ISSUE_ROWS`` - the reference row fields
 (camelCase, as in the reference's rows) plus ours (``riskClass``, ``plannerModel``,
 ``builderModel``, ``costEstimated``, ``canonicalRunId``, ``runCount``).
 
-Rules (docs/architecture.md, product.md section 6):
+Rules (docs/scoring.md "Issue rows", where we differ from the reference and why):
 
 - classifier-only runs are removed first; an issue left with no run has no row;
 - canonical run = the first delivered run in trail order (``run_order``), else the run with the

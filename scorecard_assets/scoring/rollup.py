@@ -1,5 +1,5 @@
 """Model scorecard tables from issue rows: buckets, totals with providers, grand total, repo totals,
-phases and risk classes (scorecard.md section 5, key order of section 8).
+phases and risk classes (docs/scoring.md "Rollups"; key order: "The sidecar").
 
 Input: a frame of ``schemas.ISSUE_ROWS`` (one row per issue). Every function returns plain
 Python values (``int``, ``float``, ``str``, ``bool``, ``None``, lists and dicts) that
@@ -9,8 +9,8 @@ Numbers follow the reference's JSON: unrounded, and an integral value is written
 (``1`` rather than ``1.0``), as JavaScript's ``JSON.stringify`` would (``js_numbers.js_number``).
 Sums and means add values in row order, like the reference's ``reduce``.
 
-Each rollup holds the reference's fields in its order (``sidecar_keys.ROLLUP_KEYS``), then ours
-(``sidecar_keys.OUR_ROLLUP_KEYS``: ``costEstimateSamples``). ``costFromRunLogSamples`` keeps the
+Each rollup holds the reference's fields in its order (``sidecar.keys.ROLLUP_KEYS``), then ours
+(``sidecar.keys.OUR_ROLLUP_KEYS``: ``costEstimateSamples``). ``costFromRunLogSamples`` keeps the
 reference's rule (cost source ``agent-log``); price-table estimates are counted apart in
 ``costEstimateSamples``.
 
@@ -236,8 +236,8 @@ def _rollup(c: RowColumns, idx: np.ndarray) -> dict[str, Any]:
 
 
 def bucket_rollup(rows: pd.DataFrame) -> dict[str, Any]:
-    """Every metric of scorecard.md section 5.2 over ``rows``, keys in the order of ``ROLLUP_KEYS``,
-    then ours (``OUR_ROLLUP_KEYS``; both from ``sidecar_keys``)."""
+    """Every metric of docs/scoring.md "Rollups" over ``rows``, keys in the order of ``ROLLUP_KEYS``,
+    then ours (``OUR_ROLLUP_KEYS``; both from ``sidecar.keys``)."""
     return _rollup(RowColumns.of(rows), np.arange(len(rows)))
 
 

@@ -1,11 +1,11 @@
 """The model scorecard of one window as a sidecar-shaped dict, with Δ vs the previous window.
 
-``build_scorecard`` returns the reference sidecar's keys in their order (scorecard.md section 8:
+``build_scorecard`` returns the reference sidecar's keys in their order (docs/scoring.md "The sidecar":
 ``generatedAt, windowStart, windowEnd, windowDays, since, buckets, totals, repoTotals,
 grandTotal, phases, warnings``) followed by ours (``windowMode, baselineWindowEnd, drops,
 riskClasses``); the report asset appends ``pairings, sources, warningRecords``.
 
-Δ vs prev (product.md section 5): the baseline is the window ending 7 days earlier, computed from
+Δ vs prev (docs/scoring.md "Δ vs prev"): the baseline is the window ending 7 days earlier, computed from
 the same run table - never a stale sidecar. Each model total whose model also has a total in the
 baseline (both delivery rates known) gets ``deliveryRateDelta`` (current - previous) and
 ``deliveryRateBaselineWindowEnd`` (the baseline's last day), after ``providers``; provider sub-rows,
@@ -89,7 +89,7 @@ def build_scorecard(
     run_table: pd.DataFrame, w: Window, *, generated_at: str, warnings: list[str] | None = None
 ) -> dict[str, Any]:
     """The sidecar-shaped scorecard of window ``w`` over ``run_table``, keys in the order of
-    ``sidecar_keys.SCORECARD_KEYS``.
+    ``sidecar.keys.SCORECARD_KEYS``.
 
     ``warnings`` are the already-rendered warning lines (kept as given). ``baselineWindowEnd`` is
     the baseline window's last day when that window has at least one issue row, else None (then no

@@ -6,7 +6,7 @@ keys (c8), ``-latest`` tags (c9), classifier-only runs (c10), risk-class coverag
 without a tier. That is right for those assets' checks, but a window's report must state them for
 its own runs: a ``-latest`` tag last used two months ago is not a problem of this week's report.
 :func:`for_window` recounts them over the runs a window selected; :func:`in_report_order` puts a
-report's warnings in the reference's order (scorecard.md section 11): the ``runs.jsonl`` warning
+report's warnings in the reference's order (docs/scoring.md "Window warnings"): the ``runs.jsonl`` warning
 (a) first, then per repo its per-trail warnings (c1-c5, in trail order), phase skew (c6), model
 warnings (c7-c9), classifier-only (c10), risk coverage (c11), agent logs (d) and events (e), then
 ours.

@@ -2,7 +2,7 @@
 
 A partition is a week keyed by its Monday (UTC). Its report window is the ``days`` days that end
 where the week ends: ``[end - days, end)`` with ``end`` = the next Monday at 00:00 UTC
-(product.md section 5, docs/architecture.md "Windows").
+(docs/scoring.md "Windows": the two modes and why ``runs`` is the default).
 
 Selection modes:
 

@@ -19,7 +19,7 @@ def assemble_sidecar(
     warnings: list[DataWarning],
     sources: list[SourceStat],
 ) -> dict[str, Any]:
-    """The full sidecar: reference keys in order, then ours (docs/architecture.md "Sidecar")."""
+    """The full sidecar: reference keys in order, then ours (docs/scoring.md "The sidecar")."""
     collapsed = collapse_warnings(warnings)
     out: dict[str, Any] = {k: scorecard.get(k) for k in REFERENCE_KEYS}
     out["warnings"] = [warning_line(w) for w in collapsed]

@@ -1,5 +1,5 @@
 """Key order of the JSON sidecar (``model-scorecard.json``), defined once for every module that writes
-or checks it (scorecard.md section 8, docs/architecture.md "Sidecar").
+or checks it (docs/scoring.md "The sidecar").
 
 - Top level: the reference's keys (:data:`REFERENCE_KEYS`), then ours (:data:`OUR_KEYS`). Of ours,
   the scoring module fills :data:`OUR_SCORING_KEYS` and the report asset adds
@@ -37,7 +37,7 @@ SCORECARD_KEYS: tuple[str, ...] = REFERENCE_KEYS + OUR_SCORING_KEYS
 # The whole sidecar, in order.
 SIDECAR_KEYS: tuple[str, ...] = REFERENCE_KEYS + OUR_KEYS
 
-# Rollup fields in the reference's order (scorecard.md section 8).
+# Rollup fields in the reference's order (docs/scoring.md "The sidecar").
 ROLLUP_KEYS: tuple[str, ...] = (
     "n",
     "delivered",
@@ -86,7 +86,7 @@ TOTAL_OPTIONAL_TAIL: tuple[str, ...] = ("deliveryRateDelta", "deliveryRateBaseli
 PHASE_KEYS: tuple[str, ...] = ("phase", "n", "medianSeconds")
 DROP_KEYS: tuple[str, ...] = ("model", "previousRate", "currentRate", "n")
 
-# A pool-shaped result (pragmatikos.md section 5.2): {meta, views: {view: {groups, pool, span}}}.
+# A pool-shaped result (docs/pairings.md "The pool file"): {meta, views: {view: {groups, pool, span}}}.
 POOL_KEYS: tuple[str, ...] = ("meta", "views")
 VIEW_KEYS: tuple[str, ...] = ("groups", "pool", "span")
 GROUP_KEYS: tuple[str, ...] = (

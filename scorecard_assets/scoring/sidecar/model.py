@@ -1,10 +1,10 @@
 """The JSON sidecar (``model-scorecard.json``): its pydantic contract, key order and serialiser.
 
-Shape (scorecard.md section 8 and docs/architecture.md "Sidecar"): the reference's top-level keys
+Shape (docs/scoring.md "The sidecar"): the reference's top-level keys
 ``generatedAt .. warnings`` in its order, then ours ``windowMode .. warningRecords``. Every rollup
 (bucket, total, provider, repo total, grand total, risk class) holds the reference's rollup fields
 in its order; ours may follow (``costEstimateSamples``, the delivered issues whose cost is a
-price-table estimate). The key lists themselves are defined once in ``sidecar_keys``.
+price-table estimate). The key lists themselves are defined once in ``keys.py``.
 
 - :func:`validate_sidecar` checks a whole sidecar (strict types: an int field takes no float or
   string, a rate lies in 0..1, sample counts never exceed what they sample).
@@ -80,7 +80,7 @@ class PhaseMedian(_Strict):
 
 
 class Rollup(_Strict):
-    """The rollup fields of one group of report rows (scorecard.md section 5.2)."""
+    """The rollup fields of one group of report rows (docs/scoring.md "Rollups")."""
 
     n: Count
     delivered: Count
@@ -205,7 +205,7 @@ TierScores = create_model("TierScores", __base__=_Strict, **{tier: (float, ...) 
 
 
 class PoolGroup(_Strict):
-    """One Pragmatikos group (pragmatikos.md 5.2) plus our rank, 90 % interval and tie flag (after it)."""
+    """One Pragmatikos group (docs/pairings.md "The pool file") plus our rank, 90 % interval and tie."""
 
     id: str
     label: str
@@ -233,7 +233,7 @@ class PoolGroup(_Strict):
 
 
 class PoolMeta(BaseModel):
-    """The pool's summary (pragmatikos.md 4h); the engine may add fields of its own."""
+    """The pool's summary (docs/pairings.md "The pool file"); the engine may add fields of its own."""
 
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
 
@@ -269,7 +269,7 @@ class Pairings(_Strict):
 
 
 class ReferenceSidecar(_Strict):
-    """The reference keys of the sidecar (scorecard.md section 8)."""
+    """The reference keys of the sidecar (docs/scoring.md "The sidecar")."""
 
     generatedAt: str
     windowStart: IsoDate
