@@ -1,4 +1,4 @@
-"""Pragmatikos scoring: planner -> builder pairings ranked by what ships (pragmatikos.md section 4).
+"""Pragmatikos scoring: planner -> builder pairings ranked by what ships (docs/pairings.md).
 
 Modules (pure, no Dagster):
 
@@ -6,7 +6,8 @@ Modules (pure, no Dagster):
 - ``engine``         cycle rows -> ``pool.json``-shaped result: ``score_cycles``, ``score_group``
 - ``bootstrap``      90 % bootstrap intervals of ``scoreAdj``, ranks and ties: ``attach_intervals``
 - ``verify``         recompute a published ``pool.json`` (``python -m scorecard_assets.pairings verify``)
-- ``cycles_import``  pooled cycle rows from JSONL / CSV files: ``read_cycle_files``
+- ``imported``       pooled cycle rows from JSONL / CSV files: ``read_cycle_files``
+- ``window``         one report window's pairing scores: ``score_window``
 
 Nothing is imported here so that the command line starts without loading pandas or numpy twice.
 """

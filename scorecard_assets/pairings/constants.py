@@ -1,4 +1,4 @@
-"""Every constant of the Pragmatikos scoring method (pragmatikos.md section 4), in one place.
+"""Every constant of the Pragmatikos scoring method (docs/pairings.md "The scoring method"), in one place.
 
 The method: ten axes grouped in six weighted tiers, each axis placed on a 0..1 scale by its log2
 distance from the view's pool (log-odds for the three rates), evidence weighting with ``EVIDENCE_K``
@@ -128,7 +128,7 @@ SHIP_UNSHIPPABLE: Final = 2
 # Days a run has to ship before an unshipped run counts as judged (ocInsights SHIP_DAYS).
 SHIP_DAYS: Final = 7
 
-# The 25 pooled columns, in the order pool.ts selects them (pragmatikos.md section 1b).
+# The 25 pooled columns, in the order the site's pool generator selects them (docs/pairings.md "Cycles").
 POOLED_FIELDS: Final[tuple[str, ...]] = (
     "model",
     "prov",
@@ -157,7 +157,7 @@ POOLED_FIELDS: Final[tuple[str, ...]] = (
     "day",
 )
 
-# Bootstrap defaults (our addition, product.md section 4: 90 % intervals, ties marked).
+# Bootstrap defaults (our addition, docs/pairings.md "Bootstrap intervals and ties": 90 %, ties marked).
 BOOTSTRAP_RESAMPLES: Final = 400
 BOOTSTRAP_MIN_RESAMPLES: Final = 200
 BOOTSTRAP_SEED: Final = 20260907

@@ -1,17 +1,18 @@
 """The Pragmatikos scoring engine: pooled cycle rows in, a ``pool.json``-shaped dict out.
 
-Pure (no Dagster). The pipeline follows pragmatikos.md section 4:
+Pure (no Dagster). The pipeline follows docs/pairings.md "The scoring method":
 
-1. **Normalise** each row of a ``schemas.CYCLES`` frame into :class:`CycleFacts` (section 1b): a phase
+1. **Normalise** each row of a ``schemas.CYCLES`` frame into :class:`CycleFacts` ("Cycles"): a phase
    counts only when its model *and* provider are known; a missing effort reads ``"(none)"``.
 2. **Accumulate** judged cycles (``a > 0``, ``tedits > 0``, ``tpaths``) into level-1 rows: a *prod*
    row per session model (``model|prov|variant|is_build``) and, when both phases are present, a
-   *combo* row per pairing (``pm|pp|pv|bm|bp|bv``) (section 4a).
+   *combo* row per pairing (``pm|pp|pv|bm|bp|bv``) ("Accumulation").
 3. **Group** the level-1 rows into the six views, keeping first-seen order; groups with fewer than
-   ``min_judged`` judged cycles are dropped before anything else (section 4b).
+   ``min_judged`` judged cycles are dropped before anything else ("Views and families").
 4. Per view: **pool** (ratio of sums, weighted median of latency), **raw** axes, **shrinkage**
    towards the pool with ``k`` pseudo-cycles, **positions** on the ``±SPAN`` log2 scale, six **tiers**,
-   raw and adjusted **scores**; groups sorted by ``scoreAdj`` descending (sections 4c-4g).
+   raw and adjusted **scores**; groups sorted by ``scoreAdj`` descending ("The ten axes" to
+   "Positions, tiers, score").
 
 Bit-exactness contract: every sum is a plain left-to-right float sum in the reference order (cycles
 into level-1 rows, level-1 rows into groups, groups into the pool), every formula keeps the
@@ -63,7 +64,7 @@ Number = int | float
 
 
 # ---------------------------------------------------------------------------------------------------
-# Cycle facts (section 1b)
+# Cycle facts (docs/pairings.md "Cycles")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +211,7 @@ def cycle_facts(cycles: pd.DataFrame) -> list[CycleFacts]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Accumulation (section 4a)
+# Accumulation (docs/pairings.md "Accumulation")
 
 
 @dataclass(slots=True)
@@ -343,7 +344,7 @@ def accumulate(facts: Iterable[CycleFacts]) -> tuple[list[LevelOneRow], list[Lev
 
 
 # ---------------------------------------------------------------------------------------------------
-# Views: keys, labels, hues (section 4b)
+# Views: keys, labels, hues (docs/pairings.md "Views and families")
 
 
 def family_of(model: str) -> str:
@@ -421,7 +422,7 @@ def group_up(rows: Iterable[LevelOneRow], view: str) -> list[Group]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Axes and pool (sections 4c, 4d)
+# Axes and pool (docs/pairings.md "The ten axes", "Pool")
 
 
 def weighted_median(pairs: Iterable[tuple[float, Number]]) -> float | None:
@@ -492,7 +493,7 @@ def pool_axes(accs: Sequence[Accumulator]) -> AxisValues:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Shrinkage, positions, tiers, scores (sections 4e, 4f)
+# Shrinkage, positions, tiers, scores (docs/pairings.md "Shrinkage", "Positions, tiers, score")
 
 
 def shrink(
@@ -630,7 +631,7 @@ def score_group(
 
 
 # ---------------------------------------------------------------------------------------------------
-# Views and the whole result (sections 4g, 4h, 5.2)
+# Views and the whole result (docs/pairings.md "Positions, tiers, score", "The pool file")
 
 
 def score_view(rows: Iterable[LevelOneRow], view: str, *, min_judged: int = MIN_JUDGED) -> dict[str, Any]:

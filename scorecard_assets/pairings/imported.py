@@ -1,4 +1,4 @@
-"""Reader of imported Pragmatikos cycles: files of pooled rows (pragmatikos.md section 1b).
+"""Reader of imported Pragmatikos cycles: files of pooled rows (docs/pairings.md "Imported cycles").
 
 Formats, chosen by extension: ``.jsonl`` / ``.ndjson`` (one JSON object per line) and ``.csv`` (a
 header row naming the fields, then one row per cycle). Each row must carry the 25 pooled fields; a
@@ -15,7 +15,7 @@ failing field(s) and the value; a line that is not a JSON object is ``malformed_
 that cannot be read (or is not a regular file: a FIFO is never opened) is ``unreadable_file``.
 Every other row still counts.
 
-Upper bounds (pragmatikos.md section 2 for the meanings): no real cycle comes near them, and a row
+Upper bounds (docs/pairings.md "Cycles" for the meanings): no real cycle comes near them, and a row
 beyond one would overflow the int64 columns (a count of 2**63) or swamp every pooled sum and ratio
 it enters (a cost of 1e308), putting scores outside their own intervals. They are those of the
 other readers where one exists:
@@ -106,7 +106,7 @@ Hours = Annotated[
 
 
 class PooledCycleRow(BaseModel):
-    """One pooled cycle row (the 25 fields of pragmatikos.md section 1b), validated."""
+    """One pooled cycle row (the 25 fields of docs/pairings.md "Cycles"), validated."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -145,8 +145,8 @@ class PooledCycleRow(BaseModel):
             raise ValueError("expected seconds >= 0, or -1 for unknown")
         if value > LATENCY_MAX_S:
             raise ValueError(
-                f"expected at most {LATENCY_MAX_S:g} seconds, the cap on a counted step latency "
-                "in pragmatikos.md section 2, or -1 for unknown"
+                f"expected at most {LATENCY_MAX_S:g} seconds, the cap on a counted step latency, "
+                "or -1 for unknown"
             )
         return value
 

@@ -4,7 +4,7 @@ For every group of every view, the derived fields (``adj``, ``tiers``, ``tiersAd
 ``scoreAdj``, ``imputed``) are recomputed from the stored ``raw``, ``ev`` and the view's ``pool``
 with :func:`engine.score_group`, and compared with the stored ones. The pool axes that can be
 re-derived from group aggregates (ship, one-shot, turns, hours, dollars, interventions, verified:
-pragmatikos.md section 5.2) are recomputed as well. A value matches when both are null or their
+docs/pairings.md "Verify") are recomputed as well. A value matches when both are null or their
 absolute difference is at most the tolerance (1e-9); ``imputed`` lists must be equal.
 
 Exit status: 0 every value matches; 1 some value differs (the first mismatches are listed);
