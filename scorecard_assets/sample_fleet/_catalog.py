@@ -64,7 +64,7 @@ HOSTS: tuple[HostSpec, ...] = (
 
 
 def slug_of(repo: str) -> str:
-    """The scheduler's directory name for a repo (sources.md section 1)."""
+    """The scheduler's directory name for a repo (docs/sources.md "Repo slugs")."""
     out = "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "._-")) else "-" for ch in repo)
     return "default" if out in (".", "..") else out
 
@@ -449,5 +449,6 @@ NOTES_AFTER = (
     "Reviewed the diff, looks fine.",
 )
 
-# A run whose last milestone is ``done`` in one of these phases has shipped (scorecard.md section 4).
+# A run whose last milestone is ``done`` in one of these phases has shipped (docs/join.md
+# "Outcome, model, review, class").
 DELIVERED_PHASES = ("ship", "report", "batch-ship", "batch-report")

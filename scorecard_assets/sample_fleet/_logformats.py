@@ -1,4 +1,4 @@
-"""Writes a dispatch's log slice the way each agent CLI prints it (sources.md sections 5.2-5.7).
+"""Writes a dispatch's log slice the way each agent CLI prints it (docs/sources.md "Agent logs").
 
 Every slice starts with the scheduler's preamble ``{"type":"sched-dispatch","ts":...,"cmd":[...]}``;
 then Claude Code ``stream-json`` (system init, assistant turns with ``tool_use``, user

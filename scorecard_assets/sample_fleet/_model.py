@@ -64,7 +64,8 @@ class Milestone:
         self.lines.append((name, value))
 
     def body(self) -> str:
-        """The comment text: the marker, the header line, then one pair per line (sources.md 2.2)."""
+        """The comment text: the marker, the header line, then one pair per line (docs/sources.md
+        "Runstate grammar")."""
         at = iso_seconds(self.at_ms) if self.at_text is None else self.at_text
         head = f"phase={self.phase} status={self.status} run={self.run} at={at}"
         lines = self.lines

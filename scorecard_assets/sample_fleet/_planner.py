@@ -250,7 +250,7 @@ class Planner:
         return agent, agent
 
     def command(self, agent: str, fmt: str, model_key: str, spelling: Spelling, tier: str) -> str:
-        """The dispatch's command line (argv joined by spaces, no prompt), per sources.md section 5.2."""
+        """The dispatch's command line (argv joined by spaces, no prompt: docs/sources.md "runs.jsonl")."""
         if agent == "claude":
             spec = MODELS[model_key]
             model = spelling.cli_model if spec.agent == "claude" else spec.log_model

@@ -28,8 +28,8 @@ MODULE_NAMES = (
     "health",
 )
 
-# Per repo language: source and test paths, verify commands (pragmatikos.md section 2's VERIFY_RE
-# matches each), the dependency install and a search.
+# Per repo language: source and test paths, verify commands (the verify pattern of docs/pairings.md
+# "Fleet cycles", sources/tooling.py VERIFY_RE, matches each), the dependency install and a search.
 LANGUAGES: dict[str, dict[str, Any]] = {
     "python": {
         "src": "src/app/{m}.py",
@@ -292,7 +292,8 @@ def reasoning_tokens(d: Dispatch, t: Turn) -> int:
 
 
 def scheduler_usage(d: Dispatch, turns: list[Turn]) -> dict[str, Any]:
-    """What the scheduler's log parser records in runs.jsonl for this slice (sources.md section 5.6).
+    """What the scheduler's log parser records in runs.jsonl for this slice (docs/sources.md
+    "What the reference reads, and what we read").
 
     Claude: ``modelUsage`` sums and their cost (a killed stream: per-turn usage, no cost); opencode:
     step sums; Codex: nothing (the scheduler's Claude parser finds no result in a thread stream).

@@ -14,7 +14,8 @@ and JSON is written with a fixed key order.
 Profiles:
 
 - ``sample``: every situation the data warnings describe, including the ones where the product
-  deliberately differs from the reference scorecard (product.md sections 5 and 6), and the configured
+  deliberately differs from the reference scorecard (the "Quirks of the reference" tables of docs/join.md
+  and docs/scoring.md), and the configured
   inputs around the simulated fleet that hold no data (``_extras``: a host just added, a retired host,
   a repo never exported, a repo whose export hit the rate limit, a cycle file of an unknown type).
 - ``parity``: a fleet without those situations (one host, no report agents, no classifier runs, no
