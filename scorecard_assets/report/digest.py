@@ -1,4 +1,4 @@
-"""The weekly 6-line digest (scorecard.md section 9), for a chat message or ``digest.txt``.
+"""The weekly 6-line digest (docs/report.md), for a chat message or ``digest.txt``.
 
 Contract: :func:`render_digest` returns exactly six single-line strings, whatever the input:
 

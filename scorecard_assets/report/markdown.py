@@ -1,9 +1,9 @@
 """The Markdown report (``model-scorecard.md``) rendered from the sidecar-shaped dict.
 
-Contract: :func:`render_markdown` reads the sidecar dict the scoring code builds (reference keys of
-scorecard.md section 8 plus ours, see docs/architecture.md "Sidecar") and returns the whole file:
+Contract: :func:`render_markdown` reads the sidecar dict the scoring code builds (reference keys plus
+ours, docs/scoring.md "The sidecar") and returns the whole file:
 lines joined with ``\\n``, ending with exactly one ``\\n``. The tables of the reference keep its
-exact headers and cell formats (scorecard.md sections 6-7); the prose is ours.
+exact headers and cell formats (docs/report.md); the prose is ours.
 
 Every value that came from a trail, log, event or imported file goes through
 ``sanitize.safe_cell`` (via ``formatters.text_cell`` / ``code_cell``) or ``sanitize.safe_warning``.
