@@ -2,7 +2,7 @@
 
 The server runs with its own DAGSTER_HOME (a temp dir holding the repo's dagster.yaml), the bundled
 sample fleet, and output into a temp dir. Started in its own session with SIGINT at its default
-disposition (dagster.md 1.5: a background job of a non-interactive shell would ignore SIGINT, and
+disposition (docs/testing.md "End to end": a background job of a non-interactive shell would ignore SIGINT, and
 dagster dev copies that onto SIGTERM), and stopped with SIGTERM; the whole process group must be gone.
 """
 

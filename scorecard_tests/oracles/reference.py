@@ -1,11 +1,11 @@
-"""An independent, test-only model of the reference Model Scorecard pipeline (scorecard.md sections 1-5).
+"""An independent, test-only model of the reference Model Scorecard pipeline (docs/scoring.md).
 
 It reads a single-host fleet directory directly (recorded trails, runs.jsonl, events.jsonl, agent
 logs) and follows the reference's rules literally: issue selection by update date, whole trails,
 string-compared event window, issue-number joins, last-file-wins agent-log fallback, JS Number()
 review coercion. It shares no code with the product, so the parity test compares two
 implementations of the same specification. Use it only on fleets without the situations where
-product.md sections 5-6 deliberately differ (the sample generator's ``parity`` profile).
+we deliberately differ (the "Quirks of the reference" tables of docs/join.md and docs/scoring.md) (the sample generator's ``parity`` profile).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sanitising of untrusted strings (scorecard.md section 6 and section 15.1 items 9, 10, 20)."""
+"""Sanitising of untrusted strings (docs/architecture.md "Untrusted strings"; cases of the reference's tests)."""
 
 from __future__ import annotations
 

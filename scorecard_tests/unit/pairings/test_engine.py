@@ -1,4 +1,4 @@
-"""The Pragmatikos engine: golden reproduction, the spec's worked example, axis edge cases, and a
+"""The Pragmatikos engine: golden reproduction, the published worked example, axis edge cases, and a
 cycle-level fixture whose group values are computed by hand."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_golden_serialises_byte_identically(reference_dir: Path) -> None:
 
 
 def test_golden_famcombo_scores_match_spec_table(reference_dir: Path) -> None:
-    # pragmatikos.md section 5.5 (115382dd), famCombo scoreAdj to 4 dp
+    # the development golden (115382dd), famCombo scoreAdj to 4 dp (docs/pairings.md "Golden figures")
     _, pool_file = golden(reference_dir)
     view = pool_file["views"]["famCombo"]
     expected = [
@@ -147,7 +147,8 @@ def test_worked_example_claude_fable_to_grok() -> None:
     assert scored["imputed"] == []
 
 
-# pragmatikos.md section 5.4: famCombo adjusted axes (4 dp), adjusted-pass tiers and scoreAdj
+# The site's pool of 0f94e0d4: famCombo adjusted axes (4 dp), adjusted-pass tiers and scoreAdj
+# (docs/pairings.md "Golden figures")
 FAMCOMBO_0F94 = [
     ("claude-fable \u2192 muse-spark",
      [98.6250, 30.9433, 4.0823, 0.5463, 8.8415, 4.0264, 5.6295, 64.8870, 8.3252, 4.1861],

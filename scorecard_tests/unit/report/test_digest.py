@@ -1,4 +1,4 @@
-"""The 6-line digest (scorecard.md section 9; 15.1 item 13 adapted to per-repo winners and line 6)."""
+"""The 6-line digest (docs/report.md; a case of the reference's own tests adapted to per-repo winners and line 6)."""
 
 from __future__ import annotations
 

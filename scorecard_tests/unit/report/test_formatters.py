@@ -1,6 +1,6 @@
-"""Cell formatters: the reference's JS semantics (scorecard.md section 6 and 15.1).
+"""Cell formatters: the reference's JS semantics (docs/report.md, and cases of the reference's tests).
 
-Expected strings come from the spec's examples or are worked out by hand from JS rules:
+Expected strings come from documented examples (docs/report.md) or are worked out by hand from JS rules:
 ``toFixed`` rounds half away from zero on the exact binary value, ``Math.round`` rounds halves up.
 """
 
@@ -82,7 +82,7 @@ def test_fmt_pct(value: object, expected: str) -> None:
         (0.004, "+0pt"),
         (-0.14, "-14pt"),
         (-0.004, "-0pt"),  # small negative keeps its sign (reference quirk 7)
-        (-0.5, "-50pt"),  # 15.1 item 18
+        (-0.5, "-50pt"),  # reference test case
     ],
 )
 def test_fmt_delta(value: object, expected: str) -> None:
@@ -91,7 +91,7 @@ def test_fmt_delta(value: object, expected: str) -> None:
 
 def test_fmt_ratio() -> None:
     assert fmt_ratio(0.97, 29) == "97% (n=29)"
-    assert fmt_ratio(2 / 9, 2) == "22% (n=2)"  # 15.1 item 15: criteria-weighted 2/9
+    assert fmt_ratio(2 / 9, 2) == "22% (n=2)"  # reference test case: criteria-weighted 2/9
     assert fmt_ratio(None, 3) == "N/A"
 
 
@@ -108,7 +108,7 @@ def test_fmt_tokens() -> None:
     assert fmt_tokens(13672118, 1) == "13,672,118 (n=1)"  # the #540 billable total
     assert fmt_tokens(159278.25, 12) == "159,278 (n=12)"
     assert fmt_tokens(2.5, 1) == "3 (n=1)"  # Math.round, not banker's rounding
-    assert fmt_tokens(65, 2) == "65 (n=2)"  # 15.1 item 26: (10+20+30+40 + 10+20) / 2
+    assert fmt_tokens(65, 2) == "65 (n=2)"  # reference test case: (10+20+30+40 + 10+20) / 2
     assert fmt_tokens(None, 0) == "N/A"
 
 
@@ -118,7 +118,7 @@ def test_fmt_min_and_per_issue() -> None:
     assert fmt_min(0.25) == "0.3"  # exact tie
     assert fmt_min(None) == "N/A"
     assert fmt_per_issue(13.0, 30) == "13.0 (n=30)"
-    assert fmt_per_issue(6, 2) == "6.0 (n=2)"  # 15.1 item 15: fixed 10 and 2 -> 6 per issue
+    assert fmt_per_issue(6, 2) == "6.0 (n=2)"  # reference test case: fixed 10 and 2 -> 6 per issue
     assert fmt_per_issue(None, 0) == "N/A"
 
 
@@ -126,7 +126,7 @@ def test_fmt_min_and_per_issue() -> None:
     ("total", "per_issue", "expected"),
     [
         (7, 1.0, "7 (1.00/issue)"),
-        (4, 2.0, "4 (2.00/issue)"),  # 15.1 item 26: escalations 3 + 1 over 2 issues
+        (4, 2.0, "4 (2.00/issue)"),  # reference test case: escalations 3 + 1 over 2 issues
         (1, 0.5, "1 (0.50/issue)"),  # unverified 1 + 0 over 2 issues
         (1, 1 / 448, "1 (0.00/issue)"),
         (0, 0.0, "0"),

@@ -1,6 +1,6 @@
-"""The Markdown report: structure, exact headers and rows (scorecard.md section 7), sanitising.
+"""The Markdown report: structure, exact headers and rows (docs/report.md), sanitising.
 
-Expected rows are the spec's real rows (section 7.2 / 7.3) rebuilt from hand-made rollups, or are
+Expected rows are real rows of a published reference report rebuilt from hand-made rollups, or are
 worked out by hand from the formatter rules.
 """
 
@@ -115,7 +115,7 @@ def test_report_title_is_configurable() -> None:
 
 
 def test_bucket_header_and_the_spec_real_row() -> None:
-    # scorecard.md 7.2 real row, rebuilt from its numbers.
+    # a real row of the reference's per-bucket table, rebuilt from its numbers.
     rollup = make_rollup(
         9,
         8,
@@ -147,7 +147,7 @@ def test_bucket_header_and_the_spec_real_row() -> None:
 
 
 def test_agent_cli_cell_in_the_model_line() -> None:
-    # 15.1 item 12: agentClis ['claude'] on the bucket and the total
+    # reference test case: agentClis ['claude'] on the bucket and the total
     text = render(make_sidecar())
     assert line_starting(text, "| `claude-sonnet-5` | acme/api | mid |").startswith(
         "| `claude-sonnet-5` | acme/api | mid | claude | 3 | 2 | 67% |"
@@ -156,7 +156,7 @@ def test_agent_cli_cell_in_the_model_line() -> None:
 
 
 def test_per_issue_counts_render_with_two_decimals() -> None:
-    # 15.1 item 26: escalations 3 + 1 over 2 issues -> 4 (2.00/issue); unverified 1 + 0 -> 0.50
+    # reference test case: escalations 3 + 1 over 2 issues -> 4 (2.00/issue); unverified 1 + 0 -> 0.50
     rollup = make_rollup(
         2, 2, escalations=4, escalationsPerIssue=2.0, unverifiedExits=1, unverifiedExitsPerIssue=0.5
     )
@@ -197,7 +197,7 @@ def provider_row(name: str, n: int = 1, delivered: int = 1, **fields: Any) -> di
 
 
 def test_totals_header_model_row_with_k_providers_and_sub_rows() -> None:
-    # scorecard.md 7.3 real rows, rebuilt from their numbers.
+    # real rows of the reference's totals table, rebuilt from their numbers.
     providers = [
         provider_row("direct", 33, 29),
         provider_row("llmgateway", 8, 7),
@@ -223,14 +223,14 @@ def test_totals_header_model_row_with_k_providers_and_sub_rows() -> None:
 
 
 def test_single_provider_is_inline_without_sub_rows() -> None:
-    # 15.1 item 9
+    # reference test case
     text = render(make_sidecar(totals=[glm_total([provider_row("llmgateway")])]))
     assert "| `glm-5.3` | llmgateway |" in text
     assert "| ↳ |" not in text
 
 
 def test_two_providers_and_a_forged_provider_name() -> None:
-    # 15.1 item 9: two providers -> "2 providers ↓" and one sub-row each; a forged name stays one cell
+    # reference test case: two providers -> "2 providers ↓" and one sub-row each; a forged name stays one cell
     providers = [provider_row("llmgateway"), provider_row("evil | 100% | $0.001")]
     text = render(make_sidecar(totals=[glm_total(providers)]))
     assert "| `glm-5.3` | 2 providers ↓ |" in text
@@ -273,7 +273,7 @@ def test_total_row_from_the_spec() -> None:
 
 
 def test_delta_cell_shows_points_or_a_dash() -> None:
-    # 15.1 item 18: -0.5 -> -50pt; no delta -> — ; provider sub-rows never get one
+    # reference test case: -0.5 -> -50pt; no delta -> — ; provider sub-rows never get one
     text = render(make_sidecar())
     assert cells(line_starting(text, "| `claude-sonnet-5` | direct |"))[6] == "-50pt"
     assert cells(line_starting(text, "| `glm-5.3` | 2 providers"))[6] == "—"
@@ -285,7 +285,7 @@ def test_baseline_window_is_named_in_the_totals_note() -> None:
 
 
 def test_cost_disclosure_only_when_some_cost_came_from_agent_logs() -> None:
-    # 15.1 item 25: costs (4 runs.jsonl, 58 agent-log, None) -> costSamples 2, from the log 1
+    # reference test case: costs (4 runs.jsonl, 58 agent-log, None) -> costSamples 2, from the log 1
     text = render(make_sidecar())
     assert (
         "Of the 2 delivered issues that have a cost figure, 1 took it from the dispatch's agent log" in text
@@ -428,7 +428,7 @@ def test_no_fleet_pool_is_said_plainly() -> None:
 
 
 def test_phase_table_uses_fmt_seconds() -> None:
-    # 15.1 item 16: implement 100 + 40 -> 140 s, review 50 s
+    # reference test case: implement 100 + 40 -> 140 s, review 50 s
     text = render(make_sidecar())
     assert "| Phase | n | Median |\n|---|---|---|\n| implement | 1 | 2.3m |\n| review | 1 | 50s |" in text
 
@@ -507,7 +507,7 @@ HOSTILE_TIER = "sneaky`](https://phish.example"
 
 
 def test_hostile_model_and_tier_cannot_forge_columns_or_escape_code_spans() -> None:
-    # 15.1 item 10
+    # reference test case
     bucket = with_keys({"model": HOSTILE_MODEL, "repo": "o/r", "tier": HOSTILE_TIER}, make_rollup(1, 1))
     text = render(make_sidecar(buckets=[bucket]))
     row = line_starting(text, "| `evil")
@@ -553,7 +553,7 @@ def test_regenerate_command_cannot_break_its_code_span() -> None:
 
 
 def test_warnings_are_untrusted() -> None:
-    # 15.1 item 20
+    # reference test case
     warning = "o/r: [click here](https://evil.example)\u001b[31m…"
     text = render(make_sidecar(warnings=[warning, "w" * 5000]))
     assert "[click here](" not in text

@@ -1,8 +1,8 @@
 """The deterministic fleet generator: the committed sample, the parity profile and the benchmark sizes.
 
 Every property of the files is checked by scanning them directly (JSON and regular expressions
-written here, from the formats in sources.md), never through the product's readers, so a reader bug
-cannot hide a generator bug and vice versa. Expected values come from the brief and the specs.
+written here, from the formats in docs/sources.md), never through the product's readers, so a reader bug
+cannot hide a generator bug and vice versa. Expected values come from the sample's design and docs/.
 
 One section then runs the product's pure readers and builders on the committed sample: every
 (code, asset) pair of ``WARNING_CODES`` must fire, each new anomaly must be reported at the place the
@@ -56,7 +56,7 @@ ABORT = re.compile(
 )
 ESC = "\x1b"
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-# The journal vocabulary (sources.md section 4).
+# The journal vocabulary (docs/sources.md "events.jsonl").
 JOURNAL_VOCABULARY = frozenset(
     """
     assigned spawned exit-detected orphan-pid external-advance progress phase-updated verify-complete
@@ -88,13 +88,13 @@ def ts(text: str) -> datetime:
 
 
 def slug(repo: str) -> str:
-    """sources.md section 1, written again here."""
+    """The slug rule of docs/sources.md "Repo slugs", written again here."""
     out = re.sub(r"[^A-Za-z0-9._-]", "-", repo)
     return "default" if out in (".", "..") else out
 
 
 def canonical(raw: str) -> str:
-    """scorecard.md section 12 with the sample's alias table, written again here."""
+    """docs/join.md "Model names" with the sample's alias table, written again here."""
     lowered = raw.strip().lower()
     value = lowered.lstrip("~")
     for _ in range(4):
@@ -151,7 +151,7 @@ def _json_array(path: Path) -> tuple[list[Any], str | None]:
 
 
 def _well_formed_comment(c: object) -> bool:
-    """The fields the fleet scan relies on have their REST types (sources.md section 2.1)."""
+    """The fields the fleet scan relies on have their REST types (docs/sources.md "Fetching")."""
     return (
         isinstance(c, dict)
         and type(c.get("id")) is int
@@ -1133,7 +1133,7 @@ def _usage_numbers(result: dict[str, Any]) -> list[object]:
 
 
 def _out_of_range(value: object) -> bool:
-    """sources.md section 5: usage values must be finite numbers >= 0 (tokens <= 1e15, USD <= 1e6)."""
+    """docs/sources.md "Untrusted input": usage values are finite numbers >= 0 (tokens <= 1e15, USD <= 1e6)."""
     return isinstance(value, int | float) and (not math.isfinite(value) or value < 0 or value > 1e15)
 
 

@@ -166,7 +166,7 @@ def test_missing_model_is_bucketable_and_raw_model_is_null() -> None:
     assert pd.isna(row["provider"])
 
 
-# ----------------------------------------------------------------------------- reference join facts (15.1 #5)
+# ----------------------------------------------------------------------------- reference join facts (a reference test case)
 
 
 def test_join_facts_of_reference_case_5() -> None:
@@ -241,7 +241,7 @@ def test_tier_and_cli_are_taken_over_all_selected_runs_of_the_issue() -> None:
 
 
 def test_redispatch_without_command_sets_tier_and_keeps_the_earlier_cli() -> None:
-    # reference case 15.1 #4: spawned mid (claude) then redispatched strong (no cmd)
+    # a reference test case: spawned mid (claude) then redispatched strong (no cmd)
     row = only_row(
         run(
             work_dispatches=[
@@ -282,7 +282,7 @@ def test_malformed_dispatch_entries_are_ignored_not_fatal() -> None:
     assert (row["tier"], row["agentCli"]) == ("mid", "claude")
 
 
-# ----------------------------------------------------------------------------- cost merge (15.1 #24)
+# ----------------------------------------------------------------------------- cost merge (a reference test case)
 
 
 def test_runs_jsonl_cost_stays_even_if_the_log_says_otherwise() -> None:

@@ -1,5 +1,5 @@
-"""Issues-mode parity: on a fleet without the situations where product.md sections 5-6 deliberately
-differ from the reference, every number of the buckets, totals, gateway sub-rows, grand total and
+"""Issues-mode parity: on a fleet without the situations where we deliberately differ from the
+reference (docs/scoring.md "Quirks of the reference, and our choices"), every number of the buckets, totals, gateway sub-rows, grand total and
 phases equals what the reference computes (modelled independently in ``reference_oracle``)."""
 
 from __future__ import annotations

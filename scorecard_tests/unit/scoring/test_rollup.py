@@ -1,4 +1,4 @@
-"""Bucket rollups, grouped tables and collation (scorecard.md sections 5, 6 last bullet, 8, 15.1)."""
+"""Bucket rollups, grouped tables and collation (docs/scoring.md "Rollups", "The sidecar")."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def locale_sorted(values: list[str]) -> list[str]:
     return sorted(values, key=collation_key)
 
 
-# scorecard.md section 8, rollup fields, typed from the spec.
+# The reference's rollup fields in its order, typed out from its published sidecar schema.
 SPEC_ROLLUP_KEYS = [
     "n", "delivered", "blocked", "deliveryRate", "costPerDeliveredUsd", "costSamples",
     "costFromRunLogSamples", "medianApiMinutes", "billableTokensPerDeliveredIssue", "tokenSamples",

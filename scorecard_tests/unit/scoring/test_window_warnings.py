@@ -1,4 +1,4 @@
-"""Repo-wide warnings recounted per window, and the report's warning order (scorecard.md section 11)."""
+"""Repo-wide warnings recounted per window, and the report's warning order (docs/scoring.md "Window warnings")."""
 
 from __future__ import annotations
 

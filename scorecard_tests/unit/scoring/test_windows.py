@@ -1,4 +1,4 @@
-"""Weekly partition windows and run selection in both modes (product.md section 5)."""
+"""Weekly partition windows and run selection in both modes (docs/scoring.md "Windows")."""
 
 from __future__ import annotations
 

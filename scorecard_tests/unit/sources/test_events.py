@@ -1,4 +1,4 @@
-"""Scheduler journals -> the dispatch_events frame (sources.md section 4, scorecard.md 11e)."""
+"""Scheduler journals -> the dispatch_events frame (docs/sources.md "events.jsonl")."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from scorecard_assets.sources.events import (
 from scorecard_tests.fakes.files import fifo_never_opened, needs_mkfifo
 
 REPO = "imboard-ai/imboard-monorepo"
-SLUG = "imboard-ai-imboard-monorepo"  # sources.md section 1
+SLUG = "imboard-ai-imboard-monorepo"  # docs/sources.md "Repo slugs"
 SCORED = {"spawned", "redispatched", "stalled", "fence-written"}
 
-# Lines quoted in sources.md section 4 (real and shape-faithful synthetic ones).
+# Journal lines in the scheduler's real shapes (docs/sources.md "events.jsonl").
 SPEC_LINES = [
     '{"ts":"2026-08-29T22:22:55.588Z","event":"spawned","unit":"issue:3810","issue":3810,"pid":3767059,'
     '"tier":"mid","slot":1,"cmd":"claude -p --output-format json --model sonnet",'
@@ -95,7 +95,7 @@ def only(warnings: list[DataWarning], code: str) -> list[DataWarning]:
     return [w for w in warnings if w.code == code]
 
 
-# --- the spec's lines ---
+# --- the documented journal lines ---
 
 
 def test_spec_lines_keep_the_four_scored_events_with_their_fields(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""``runs.jsonl`` of every host -> the run_telemetry frame (sources.md section 3, scorecard.md 11a)."""
+"""``runs.jsonl`` of every host -> the run_telemetry frame (docs/sources.md "runs.jsonl")."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from scorecard_assets.schemas import RUN_TELEMETRY, contract_problems
 from scorecard_assets.sources.runs_jsonl import issue_of_unit, read_run_telemetry
 from scorecard_tests.fakes.files import FailsAfterFirstBlock, fifo_never_opened, needs_mkfifo
 
-# The three example lines of sources.md section 3, verbatim.
+# Three lines in the shapes runs.jsonl really has (a scheduler cycle, a report agent, a CLI run).
 SPEC_LINES = [
     '{"timestamp":"2026-09-01T15:10:02.114Z","dossier":"sched:cycle","resolved_version":"n/a","source":"local",'
     '"verification":"skipped","llm":"claude","user":"sched","cwd":"/home/u/projects/ai-dossier/main","nested":false,'
@@ -64,7 +64,7 @@ def only(warnings: list[DataWarning], code: str) -> list[DataWarning]:
     return [w for w in warnings if w.code == code]
 
 
-# --- the spec's examples ---
+# --- the documented example lines ---
 
 
 def test_spec_examples_become_rows_with_their_values(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The runstate:v1 comment grammar (sources.md sections 2.2-2.5) against ``sources.runstate``."""
+"""The runstate:v1 comment grammar (docs/sources.md "Runstate grammar") against ``sources.runstate``."""
 
 from __future__ import annotations
 

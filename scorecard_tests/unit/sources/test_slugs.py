@@ -1,4 +1,4 @@
-"""The repo slug rule (sources.md section 1)."""
+"""The repo slug rule (docs/sources.md "Repo slugs")."""
 
 from __future__ import annotations
 

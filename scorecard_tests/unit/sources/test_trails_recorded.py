@@ -1,4 +1,4 @@
-"""The recorded GitHub export -> trail_comments (product.md section 2.1, scorecard.md 11f)."""
+"""The recorded GitHub export -> trail_comments (docs/sources.md "Fetching")."""
 
 from __future__ import annotations
 

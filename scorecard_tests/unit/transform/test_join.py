@@ -1,4 +1,4 @@
-"""The run table (scorecard.md sections 4, 11, 15.1 items 3-5, 14, 17, 24; product.md section 6)."""
+"""The run table (docs/join.md "Attribution", "The run table"; cases of the reference's tests)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_empty_trail_with_telemetry_reports_it_unattributed() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# canonical run (15.1 item 3)
+# canonical run (reference test cases)
 
 
 def canonical_of(*stones: Ms) -> list[str]:
@@ -209,7 +209,7 @@ def test_canonical_flags_on_no_runs() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# names (15.1 items 5 and 14)
+# names (reference test cases)
 
 
 def test_models_are_canonicalised_with_raw_kept() -> None:
@@ -244,7 +244,7 @@ def test_declared_alias_folds_a_moving_tag() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# dispatch information (15.1 item 4) and tier
+# dispatch information (reference test cases) and tier
 
 
 def test_spawn_then_redispatch_sets_tier_cli_and_escalations() -> None:
@@ -390,11 +390,11 @@ def test_tier_unknown_is_counted_per_repo_for_non_classifier_runs() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# telemetry and cost merge (15.1 items 5, 14, 17, 24)
+# telemetry and cost merge (reference test cases)
 
 
 def test_join_of_the_reference_case() -> None:
-    """15.1 item 5: llmgateway/glm-5.3, tier mid, opencode, delivered, cost 2.5, API 1 min, review 3/0."""
+    """reference test case: llmgateway/glm-5.3, tier mid, opencode, delivered, cost 2.5, API 1 min, review 3/0."""
     ev = events(
         {
             "ts": "2026-09-01T09:59:00Z",
@@ -437,7 +437,7 @@ def test_no_dispatch_info_keeps_the_telemetry_tier_and_no_cost() -> None:
 
 
 def test_end_to_end_reference_case() -> None:
-    """15.1 item 14: runs.jsonl cost 3.5 / 100 in / 200 out / 120,000 ms + spawned mid + gate & ship done."""
+    """reference test case: runs.jsonl cost 3.5 / 100 in / 200 out / 120,000 ms + spawned mid + gate & ship done."""
     tele = telemetry(
         {
             "issue": 1,
@@ -469,7 +469,7 @@ def test_end_to_end_reference_case() -> None:
 
 
 def test_telemetry_sums_keep_missing_fields_missing() -> None:
-    """15.1 item 17 at run level: a field no row reported stays NaN, never 0."""
+    """reference test case at run level: a field no row reported stays NaN, never 0."""
     tele = telemetry(
         {"issue": 1, "timestamp": "2026-09-01T10:30:00Z", "input_tokens": 900.0},
         {"issue": 1, "timestamp": "2026-09-01T10:40:00Z", "input_tokens": 100.0, "tier": "mid,strong"},
@@ -784,7 +784,7 @@ def test_reader_estimates_are_disclosed_per_repo() -> None:
 
 
 def test_gateway_spellings_share_one_bucket_and_keep_their_raw_model() -> None:
-    """15.2 model buckets: glm-5.3 + llmgateway/glm-5.3 -> one bucket; delivered, blocked, unfinished."""
+    """reference test case (model buckets): glm-5.3 + llmgateway/glm-5.3 -> one bucket; delivered, blocked, unfinished."""
     trail = concat(
         delivered_trail(issue=1, model="glm-5.3"),
         comments(

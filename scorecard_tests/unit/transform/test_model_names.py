@@ -1,4 +1,4 @@
-"""Model-name normalisation (scorecard.md section 12 and the section 15.2 canonicalModel cases)."""
+"""Model-name normalisation (docs/join.md "Model names", and the reference's canonicalModel test cases)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def prov(raw: object) -> str | None:
     return provider_of(raw, prefixes=DEFAULT_ROUTING_PREFIXES)
 
 
-# Every row of the scorecard.md section 12 table: raw model= -> (canonical, provider; None = direct).
+# Every spelling the reference's normalisation documents: raw model= -> (canonical, provider; None = direct).
 SECTION_12_TABLE = [
     ("glm-5.3", "glm-5.3", None),
     ("llmgateway/glm-5.3", "glm-5.3", "llmgateway"),

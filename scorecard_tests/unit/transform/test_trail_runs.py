@@ -1,6 +1,6 @@
-"""trail_comments -> trail_runs (scorecard.md sections 3, 11, 15.2; product.md section 5).
+"""trail_comments -> trail_runs (docs/join.md "Trail runs"; cases of the reference's runstate-stats tests).
 
-Expected values are the spec's facts or computed by hand from the fixture stamps.
+Expected values are the documented facts or computed by hand from the fixture stamps.
 """
 
 from __future__ import annotations
@@ -472,7 +472,7 @@ def test_phase_negative_samples_are_counted_per_repo_and_phase() -> None:
 
 
 def test_phase_spans_repeat_and_sum_without_negatives() -> None:
-    """15.1 item 16: implement 100, review 50, implement 40, ship -5 -> implement 140, review 50."""
+    """reference test case: implement 100, review 50, implement 40, ship -5 -> implement 140, review 50."""
     row = build_trail_runs(
         comments(
             ms("gate", at=at("10:00:00")),

@@ -1,6 +1,6 @@
 """Agent-log reader: tool vocabularies, file names, Claude / opencode / Codex slices, the reader.
 
-Expected values come from sources.md §5 examples, scorecard.md §15.1 items 22-23 and §15.3, or are
+Expected values come from docs/sources.md "Agent logs", cases of the reference's tests, or are
 computed by hand in each test. Where our behaviour differs from the reference's
 ``aggregateAgentRunLog`` / ``parseAgentUsage`` the test name says ``ours_...``.
 """
@@ -192,7 +192,7 @@ def test_abort_and_migration_classification() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# file names (scorecard.md §15.1 item 22)
+# file names (docs/sources.md "Files and slices")
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ def test_issue_from_log_name(name: str, issue: int | None) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Claude: the reference aggregate cases (scorecard.md §15.1 item 23), adapted
+# Claude: the reference's aggregate test cases, adapted
 
 
 def test_three_result_records_are_summed_like_the_reference_aggregate() -> None:
@@ -279,7 +279,7 @@ def test_result_with_null_cost_and_empty_usage_reports_only_duration() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Claude: modelUsage vs usage (sources.md §5.6, scorecard.md §15.3 parseAgentUsage)
+# Claude: modelUsage vs usage (docs/sources.md "What the reference reads, and what we read")
 
 
 def test_ours_model_usage_wins_over_usage_where_the_reference_aggregate_read_usage() -> None:
@@ -722,7 +722,7 @@ def test_unknown_command_falls_back_to_content_and_keeps_its_basename() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# opencode (sources.md §5.4)
+# opencode (docs/sources.md "opencode")
 
 OPENCODE_EXAMPLE = [
     {
@@ -842,7 +842,7 @@ def test_opencode_implausible_timestamp_is_dropped_with_a_finding() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Codex (sources.md §5.7)
+# Codex (docs/sources.md "Codex CLI")
 
 CODEX_EXAMPLE = [
     {"type": "thread.started", "thread_id": "0199a213-81c0-7800-8aa1-bbab2a035a53"},
