@@ -1,4 +1,4 @@
-"""One row per issue (scorecard.md section 4 with docs/architecture.md's decisions)."""
+"""One row per issue (docs/scoring.md "Issue rows")."""
 
 from __future__ import annotations
 

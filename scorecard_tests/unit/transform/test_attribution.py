@@ -1,4 +1,4 @@
-"""Attribution of runs.jsonl rows to (repo, issue) and of timed items to runs (docs/architecture.md)."""
+"""Attribution of runs.jsonl rows to (repo, issue) and of timed items to runs (docs/join.md "Attribution")."""
 
 from __future__ import annotations
 
