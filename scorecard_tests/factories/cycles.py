@@ -36,3 +36,37 @@ def cycle(day: str, **overrides: Any) -> dict[str, Any]:
     }
     row.update(overrides)
     return row
+
+
+def pooled_row(**overrides: Any) -> dict[str, Any]:
+    """A realistic judged, shipped session cycle (claude-opus-4.6 planning, grok-4.6 building) as an
+    imported file would hold it."""
+    row: dict[str, Any] = {
+        "model": "claude-opus-4.6",
+        "prov": "anthropic",
+        "variant": "max",
+        "role": 2,
+        "pm": "claude-opus-4.6",
+        "pp": "anthropic",
+        "pv": "max",
+        "bm": "grok-4.6",
+        "bp": "xai",
+        "bv": "xhigh",
+        "harness": "opencode",
+        "hversion": "1.0.0",
+        "u": 2,
+        "a": 14,
+        "tedits": 6,
+        "tpaths": 1,
+        "teerr": 1,
+        "tcost": 1.2345,
+        "tship": 1,
+        "tshipe": 0,
+        "thrs": 0.5,
+        "tver": 1,
+        "tabort": 0,
+        "latmed": 6.5,
+        "day": "2026-09-02",
+    }
+    row.update(overrides)
+    return row

@@ -1,5 +1,6 @@
-"""Run-table rows (schemas.RUN_TABLE) for the scoring tests: one ``run(...)`` dict per run, a frame
-of them, a dispatch record, and UTC timestamps."""
+"""Run-table rows (schemas.RUN_TABLE): ``run(...)`` for the scoring tests (a run inside the week of
+2026-11-16), ``cycle_run(...)`` / ``judged_runs`` for the cycle and pairing tests, a frame of either
+(``run_table``), a dispatch record, and UTC timestamps."""
 
 from __future__ import annotations
 
@@ -61,3 +62,57 @@ def run_table(*runs: dict[str, Any]) -> pd.DataFrame:
 
 def dispatch(at: str, tier: str | None = None, cli: str | None = None) -> dict[str, Any]:
     return {"ts": ts(at), "tier": tier, "agent_cli": cli}
+
+
+_CYCLE_DEFAULT_BY_KIND: dict[str, Any] = {
+    "str": math.nan,
+    "int": 0,
+    "Int": pd.NA,
+    "float": math.nan,
+    "bool": False,
+    "boolean": pd.NA,
+    "datetime": pd.NaT,
+    "object": None,
+}
+
+
+def cycle_run(**overrides: Any) -> dict[str, Any]:
+    """One run-table row for the cycle tests: every column at its 'unknown' default (NaN text, no
+    lists), a delivered run of acme/api#1 planned by claude-opus-4.6 and built by claude-sonnet-4.6."""
+    row = {col: _CYCLE_DEFAULT_BY_KIND[kind] for col, (kind, _) in schemas.RUN_TABLE.items()}
+    row.update(
+        repo="acme/api",
+        issue=1,
+        run_id="r1",
+        started_at=pd.Timestamp("2026-09-01T10:00:00Z"),
+        ended_at=pd.Timestamp("2026-09-01T12:00:00Z"),
+        model="claude-opus-4.6",
+        planner_model="claude-opus-4.6",
+        builder_model="claude-sonnet-4.6",
+        delivered=True,
+    )
+    row.update(overrides)
+    return row
+
+
+def judged_runs(
+    count: int, *, start: str, planner: str, builder: str, delivered: bool = True
+) -> list[dict[str, Any]]:
+    """``count`` judged runs of one pairing, an hour apart from ``start`` (3 edits, 5 turns, $1, 30 min)."""
+    base = pd.Timestamp(start)
+    return [
+        cycle_run(
+            run_id=f"{planner}-{builder}-{i}",
+            issue=i + 1,
+            started_at=base + pd.Timedelta(hours=i),
+            ended_at=base + pd.Timedelta(hours=i, minutes=30),
+            planner_model=planner,
+            builder_model=builder,
+            edit_calls=3,
+            assistant_turns=5,
+            cost_usd=1.0,
+            wall_clock_minutes=30.0,
+            delivered=delivered,
+        )
+        for i in range(count)
+    ]
