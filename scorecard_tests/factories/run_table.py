@@ -64,35 +64,19 @@ def dispatch(at: str, tier: str | None = None, cli: str | None = None) -> dict[s
     return {"ts": ts(at), "tier": tier, "agent_cli": cli}
 
 
-_CYCLE_DEFAULT_BY_KIND: dict[str, Any] = {
-    "str": math.nan,
-    "int": 0,
-    "Int": pd.NA,
-    "float": math.nan,
-    "bool": False,
-    "boolean": pd.NA,
-    "datetime": pd.NaT,
-    "object": None,
-}
-
-
 def cycle_run(**overrides: Any) -> dict[str, Any]:
-    """One run-table row for the cycle tests: every column at its 'unknown' default (NaN text, no
-    lists), a delivered run of acme/api#1 planned by claude-opus-4.6 and built by claude-sonnet-4.6."""
-    row = {col: _CYCLE_DEFAULT_BY_KIND[kind] for col, (kind, _) in schemas.RUN_TABLE.items()}
-    row.update(
-        repo="acme/api",
-        issue=1,
-        run_id="r1",
-        started_at=pd.Timestamp("2026-09-01T10:00:00Z"),
-        ended_at=pd.Timestamp("2026-09-01T12:00:00Z"),
-        model="claude-opus-4.6",
-        planner_model="claude-opus-4.6",
-        builder_model="claude-sonnet-4.6",
-        delivered=True,
-    )
-    row.update(overrides)
-    return row
+    """A ``run`` row for the cycle tests: a delivered run of acme/api#1 on 2026-09-01, planned by
+    claude-opus-4.6 and built by claude-sonnet-4.6."""
+    defaults: dict[str, Any] = {
+        "run_id": "r1",
+        "started_at": pd.Timestamp("2026-09-01T10:00:00Z"),
+        "ended_at": pd.Timestamp("2026-09-01T12:00:00Z"),
+        "model": "claude-opus-4.6",
+        "planner_model": "claude-opus-4.6",
+        "builder_model": "claude-sonnet-4.6",
+        "delivered": True,
+    }
+    return run(**{**defaults, **overrides})
 
 
 def judged_runs(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -17,6 +18,13 @@ from scorecard_tests.factories.run_table import judged_runs, run_table
 
 AS_OF = pd.Timestamp("2026-09-10T00:00:00Z")
 FRAME_CONTRACT = CYCLES
+
+
+def scored(cycles: pd.DataFrame, start: str, end: str) -> dict[str, Any]:
+    """``score_window`` over ``[start, end)`` with 200 resamples."""
+    return score_window(
+        cycles, window_start=pd.Timestamp(start), window_end=pd.Timestamp(end), generated=end, resamples=200
+    )
 
 
 def test_select_window_is_half_open() -> None:
@@ -38,13 +46,7 @@ def test_score_window_scores_fleet_and_imports_apart(tmp_path: Path) -> None:
     path.write_text("\n".join(json.dumps(pooled_row(day="2026-09-02")) for _ in range(11)) + "\n")
     imported = read_cycle_files([path]).frame
     cycles = pd.concat([fleet, imported], ignore_index=True)
-    result = score_window(
-        cycles,
-        window_start=pd.Timestamp("2026-08-20T00:00:00Z"),
-        window_end=pd.Timestamp("2026-09-07T00:00:00Z"),
-        generated="2026-09-07T00:00:00Z",
-        resamples=200,
-    )
+    result = scored(cycles, "2026-08-20T00:00:00Z", "2026-09-07T00:00:00Z")
     fleet_view = result["fleet"]["views"]["famCombo"]
     assert [g["label"] for g in fleet_view["groups"]] == ["claude-opus \u2192 grok"]
     assert fleet_view["groups"][0]["hjudged"] == 12
@@ -57,12 +59,7 @@ def test_score_window_scores_fleet_and_imports_apart(tmp_path: Path) -> None:
 
 
 def test_score_window_without_cycles_gives_none() -> None:
-    result = score_window(
-        empty_frame(FRAME_CONTRACT),
-        window_start=pd.Timestamp("2026-08-01T00:00:00Z"),
-        window_end=pd.Timestamp("2026-09-01T00:00:00Z"),
-        generated="x",
-    )
+    result = scored(empty_frame(FRAME_CONTRACT), "2026-08-01T00:00:00Z", "2026-09-01T00:00:00Z")
     assert result == {"fleet": None, "imported": None}
 
 
@@ -72,13 +69,7 @@ def test_score_window_rejudges_fleet_ship_state_at_window_end() -> None:
     runs = judged_runs(10, start="2026-09-01T00:00:00Z", planner="a", builder="b", delivered=False)
     cycles = fleet_cycles(run_table(*runs), as_of=AS_OF).frame
     assert set(cycles["tshipe"]) == {0}
-    result = score_window(
-        cycles,
-        window_start=pd.Timestamp("2026-08-27T00:00:00Z"),
-        window_end=pd.Timestamp("2026-09-03T00:00:00Z"),
-        generated="x",
-        resamples=200,
-    )
+    result = scored(cycles, "2026-08-27T00:00:00Z", "2026-09-03T00:00:00Z")
     meta = result["fleet"]["meta"]
     assert (meta["judged"], meta["shipJudged"], meta["pending"]) == (10, 0, 10)
     assert result["fleet"]["views"]["famCombo"]["groups"][0]["raw"]["shipr"] is None
