@@ -6,7 +6,9 @@ frontier's bootstrap draws (:mod:`frontier`):
 
 1. *Eligible* options have at least ``min_runs`` issues in the segment and a spend figure. Fewer than
    two eligible options: no advice, with the reason.
-2. The *best* is the eligible option with the highest delivery rate (ties: the cheaper).
+2. The *best* (the reference) is the eligible option with the highest one-sided ``1 - level``
+   bootstrap lower bound of its delivery rate (ties: higher rate, then cheaper), so that a small
+   option with a lucky rate cannot become the reference everything else is measured against.
 3. Each eligible option cheaper than the best (spend per delivered issue) is tested for
    non-inferiority: H0 "its delivery rate is at least ``margin_points`` below the best's" against
    H1 "it is less than the margin below". The test is a one-sided bootstrap test of the rate
@@ -269,7 +271,7 @@ def advise_segment(seg: SegmentSamples, config: DecisionsConfig) -> dict[str, An
         return _no_advice(seg, config, TOO_FEW_RUNS, refused)
     if not eligible:
         return _no_advice(seg, config, NO_COST, [_refused(o, REFUSED_NO_COST) for o in enough])
-    best = max(eligible, key=lambda o: (o.rate, -o.spend_per_delivered))
+    best = max(eligible, key=lambda o: (_lower_bound(o, config), o.rate, -o.spend_per_delivered))
     cheaper = [o for o in seg.options if o is not best and _cheaper(o, best)]
     refused = [_refused(o, REFUSED_FEW_RUNS) for o in cheaper if o.n < config.min_runs]
     refused += [_refused(o, REFUSED_NO_COST) for o in enough if not o.has_cost]
@@ -298,6 +300,11 @@ def advise_segment(seg: SegmentSamples, config: DecisionsConfig) -> dict[str, An
         "refused": sorted(refused, key=lambda r: (r["spendPerDeliveredUsd"] is None, r["option"])),
     }
     return ordered(ENTRY_KEYS, entry)
+
+
+def _lower_bound(option: OptionSample, config: DecisionsConfig) -> float:
+    """The one-sided ``1 - level`` bootstrap lower bound of the option's delivery rate."""
+    return float(np.quantile(option.rate_draws, config.level))
 
 
 def _cheaper(option: OptionSample, best: OptionSample) -> bool:
