@@ -100,9 +100,13 @@ class AdjustedResult:
 
 
 def adjusted_frame(rows: pd.DataFrame, run_table: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per issue: model, the outcomes and every covariate (raw values; NaN = unknown)."""
-    files = _files_changed(rows, run_table)
+    """One row per issue: model, the outcomes and every covariate (raw values; NaN = unknown).
+
+    ``ac_total`` is the issue row's (from its review run), else the canonical run's; ``files_changed``
+    is the canonical run's (``run_table``; unknown without one)."""
     cost = pd.to_numeric(rows["costUsd"], errors="coerce").astype("float64").to_numpy()
+    ac_total = pd.to_numeric(rows["acTotal"], errors="coerce").astype("float64").to_numpy()
+    ac_total = np.where(np.isnan(ac_total), _canonical_values(rows, run_table, "ac_total"), ac_total)
     return pd.DataFrame(
         {
             "model": [text_or(v, UNKNOWN) for v in rows["model"]],
@@ -111,22 +115,19 @@ def adjusted_frame(rows: pd.DataFrame, run_table: pd.DataFrame | None) -> pd.Dat
             "repo": [text_or(v, UNKNOWN) for v in rows["repo"]],
             "risk_class": [risk_label(v) for v in rows["riskClass"]],
             "tier": [text_or(v, UNKNOWN) for v in rows["tier"]],
-            "ac_total": pd.to_numeric(rows["acTotal"], errors="coerce").astype("float64").to_numpy(),
-            "files_changed": files,
+            "ac_total": ac_total,
+            "files_changed": _canonical_values(rows, run_table, "files_changed"),
         }
     )
 
 
-def _files_changed(rows: pd.DataFrame, run_table: pd.DataFrame | None) -> np.ndarray:
+def _canonical_values(rows: pd.DataFrame, run_table: pd.DataFrame | None, column: str) -> np.ndarray:
+    """Per issue row: ``column`` of its canonical run in ``run_table`` as a float (NaN when unknown)."""
     if run_table is None or run_table.empty or rows.empty:
         return np.full(len(rows), np.nan)
-    files = pd.to_numeric(run_table["files_changed"], errors="coerce").astype("float64").to_numpy()
-    lookup = {
-        key: value
-        for key, value in zip(
-            zip(run_table["repo"], run_table["issue"], run_table["run_id"], strict=True), files, strict=True
-        )
-    }
+    values = pd.to_numeric(run_table[column], errors="coerce").astype("float64").to_numpy()
+    runs = zip(run_table["repo"], run_table["issue"], run_table["run_id"], strict=True)
+    lookup = dict(zip(runs, values, strict=True))
     keys = zip(rows["repo"], rows["issue"], rows["canonicalRunId"], strict=True)
     return np.array([lookup.get(k, np.nan) for k in keys], dtype=float)
 
