@@ -78,7 +78,7 @@ DIAGNOSTIC_KEYS = (
     "parameters",
     "converged",
     "iterations",
-    "pseudoR2",
+    "devianceExplained",
     "maxAbsMoved",
 )
 OUTCOME_KEYS = ("outcome", "scale", "contrastKind", "reference", "diagnostics", "effects")
@@ -209,7 +209,7 @@ class Fit:
     fallback_reason: str | None
     converged: bool
     iterations: int | None
-    pseudo_r2: float | None
+    deviance_explained: float | None
 
 
 def _family(outcome: str) -> Any:
@@ -249,7 +249,7 @@ def _plain_fit(y: np.ndarray, x: np.ndarray, outcome: str) -> tuple[Fit | None, 
             fallback_reason=None,
             converged=True,
             iterations=_iterations(result),
-            pseudo_r2=_pseudo_r2(result),
+            deviance_explained=_deviance_explained(result),
         ),
         None,
     )
@@ -261,12 +261,13 @@ def _iterations(result: Any) -> int | None:
     return int(value) if value is not None else None
 
 
-def _pseudo_r2(result: Any) -> float | None:
+def _deviance_explained(result: Any) -> float | None:
+    """``1 - deviance / null deviance``: the share of the null model's deviance the fit explains."""
     try:
-        llf, null = float(result.llf), float(result.llnull)
+        deviance, null = float(result.deviance), float(result.null_deviance)
     except (AttributeError, ValueError, np.linalg.LinAlgError):
         return None
-    return 1 - llf / null if null != 0 and math.isfinite(llf) and math.isfinite(null) else None
+    return 1 - deviance / null if null > 0 and math.isfinite(deviance) and math.isfinite(null) else None
 
 
 def _ridge_fit(y: np.ndarray, x: np.ndarray, outcome: str, penalty: float, reason: str) -> Fit | None:
@@ -299,7 +300,7 @@ def _ridge_fit(y: np.ndarray, x: np.ndarray, outcome: str, penalty: float, reaso
         fallback_reason=reason,
         converged=True,
         iterations=None,
-        pseudo_r2=None,
+        deviance_explained=None,
     )
 
 
@@ -403,7 +404,7 @@ def adjust_outcome(
             "parameters": len(design.names),
             "converged": fit.converged,
             "iterations": fit.iterations,
-            "pseudoR2": number(fit.pseudo_r2),
+            "devianceExplained": number(fit.deviance_explained),
             "maxAbsMoved": number(max(moved)) if moved else None,
         },
     )
