@@ -228,11 +228,17 @@ def _advice_line(entry: Row, test: Row) -> str:
     spend = _usd_interval(evidence.get("spendPerDeliveredUsd"), evidence.get("spendPerDeliveredInterval"))
     head = f"delivery rate {rate}, n = {evidence.get('n')}; spend per delivered issue {spend}"
     if entry.get("advisedIsBest"):
-        text = (
-            f"**Best: {advised}** ({head}). No cheaper option was shown to be within "
-            f"{js_to_fixed(margin, 1)} points of it, so the cheapest option no worse than the best is the "
-            "best itself."
-        )
+        reasons = {r.get("reason") for r in dict_rows(entry.get("refused"))}
+        if "not_shown_non_inferior" in reasons:
+            why = (
+                f"No cheaper option was shown to be within {js_to_fixed(margin, 1)} points of it, so the "
+                "cheapest option no worse than the best is the best itself."
+            )
+        elif "too_few_runs" in reasons:
+            why = "The cheaper options have too few runs to be tested against it."
+        else:
+            why = "No option with enough runs is cheaper."
+        text = f"**Best: {advised}** ({head}). {why}"
     else:
         best_rate = fmt_pct(evidence.get("bestDeliveryRate"))
         lower = _points(evidence.get("differenceLowerBound"))
@@ -764,7 +770,7 @@ def trend_figure(alert: Row) -> Any:
     points = [
         (i, scale * float(v)) for i, t in enumerate(trend) if (v := as_number(t.get("value"))) is not None
     ]
-    sizes = [12 + 3 * (as_number(trend[i].get("n")) or 0) for i, _ in points]
+    sizes = [min(160.0, 10 + 2 * (as_number(trend[i].get("n")) or 0)) for i, _ in points]
     if points:
         ax.plot([p[0] for p in points], [p[1] for p in points], color=_COLOURS["frontier"], linewidth=1)
         ax.scatter(

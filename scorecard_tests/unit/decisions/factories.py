@@ -227,6 +227,15 @@ def week_labels(count: int) -> list[str]:
 
 # ------------------------------------------------------------------------------------ pairings
 
+FLAT_TIERS = {
+    "Outcome": 60.0,
+    "Cost": 50.0,
+    "Precision": 50.0,
+    "Discipline": 50.0,
+    "Efficiency": 50.0,
+    "Latency": 50.0,
+}
+
 
 def group(label: str, rank: int, tiers: dict[str, float], **fields: Any) -> dict[str, Any]:
     """A ranked pool group with ``tiersAdj`` = ``tiers`` and the score they imply (default weights)."""
