@@ -18,9 +18,10 @@ largest over the splits. Its null distribution comes from ``permutations`` rando
 the series' issues across the weeks (week sizes kept): under "no change" the issues are exchangeable,
 so the p-value ``(1 + #{permuted >= observed}) / (1 + B)`` is valid without a distribution
 assumption about the weeks. Benjamini-Hochberg at ``false_alarm_rate`` over every tested series of
-the report controls the expected share of false alerts; when nothing changed anywhere it bounds the
-chance that the report raises any alert. A significant series alerts only when its estimated change
-lies in the last ``recent_windows`` weeks (an older change was reported by an earlier week's run).
+the report bounds the expected share of false ones among the flagged series; when nothing changed
+anywhere it bounds the chance that the report flags anything. A flagged series alerts only when its
+estimated change lies in the last ``recent_windows`` weeks (an older change was reported by an
+earlier week's run).
 
 Annotations. Each alert names what changed in the data from the week before the change on, in the
 series' own issues (first seen over every bin given): a new raw model spelling (a moving ``-latest``

@@ -374,8 +374,9 @@ def alerts_section(decisions: Row) -> list[str]:
         f"before/after split of the last {method.get('lookbackWindows')} weeks with the best split found "
         f"in {method.get('permutations')} random reshuffles of the same issues, so it assumes nothing about "
         "how the weeks vary. Across all series of this report the Benjamini-Hochberg procedure keeps the "
-        f"expected share of false alerts at {_level_pct(rate)}; in a fleet where nothing changed, a report "
-        f"raises an alert with probability at most {_level_pct(rate)}. An alert is raised only for a change "
+        f"expected share of false ones among the flagged series at {_level_pct(rate)}; in a fleet where "
+        f"nothing changed, a report raises an alert with probability at most {_level_pct(rate)}. A flagged "
+        "series alerts only for a change "
         f"in the last {method.get('recentWindows')} weeks. This replaces the fixed '10 points down' rule.",
         "",
     ]
