@@ -36,6 +36,7 @@ SIDECAR_KEYS = ("frontier", "routing", "alerts", "adjusted", "pairingComparison"
 FRONTIER_PNG = "decision-frontier.png"
 TREND_PREFIX = "trend-"
 MAX_TREND_CHARTS = 8
+MIN_ALERT_WEEKS = 4  # as decisions.alerts.MIN_BINS
 MAX_CELL_ROWS = 30
 MAX_NAMES = 12
 LABEL_CAP = 40
@@ -384,8 +385,11 @@ def alerts_section(decisions: Row) -> list[str]:
     tested = [s for s in series if s.get("tested")]
     found = dict_rows(alerts.get("alerts"))
     week = text_cell(alerts.get("evaluatedWeek") or "?")
+    weeks = alerts.get("weeks") if isinstance(alerts.get("weeks"), list) else []
     if not series and not found:
-        return lines + [f"Week of {week}: too few weekly windows to test anything yet."]
+        if len(weeks) < MIN_ALERT_WEEKS:
+            return lines + [f"Week of {week}: too few weekly windows ({len(weeks)}) to test anything yet."]
+        return lines + [f"Week of {week}: no model or gateway had issues in the weeks read."]
     if not found:
         lines.append(
             f"Week of {week}: no change alert. {len(tested)} of {len(series)} series were tested; the others "

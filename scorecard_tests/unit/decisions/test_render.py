@@ -117,6 +117,23 @@ def test_untrusted_strings_are_sanitised_and_in_code_spans(block: dict) -> None:
     assert "`gpt\ufffd[31m\\|'x'`" in md
 
 
+def test_an_empty_fleet_renders_reasons_not_numbers() -> None:
+    table = run_table([])
+    config = fast_config()
+    frontier = build_frontier(table, window(), config)
+    block = decisions_sidecar(
+        frontier=frontier,
+        routing=advice_of_frontier(frontier, config),
+        alerts=detect_changes(observations([]), week_labels(6), config),
+        adjusted=adjusted_effects(table, window(), config),
+    )
+    md = decisions_markdown(block)
+    assert "**No advice**: no routable issue in this segment." in md
+    assert "no model or gateway had issues" in md
+    assert "Not estimated: too few issues or models" in md
+    assert set(decisions_chart_pngs(block)) == {FRONTIER_PNG}
+
+
 def test_no_data_renders_plain_sentences() -> None:
     md = decisions_markdown(decisions_sidecar())
     assert "Routing advice was not computed" in md
