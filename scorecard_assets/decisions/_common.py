@@ -20,6 +20,9 @@ RISK_CLASSES = ("low", "med", "high")
 OVERALL = "overall"
 PAIR_ARROW = " \u2192 "
 DIGITS = 6
+# Upper bound on the cells of one resample matrix held at once (resamples x items); chunking depends
+# only on the sizes, so results do not depend on it.
+CELLS_PER_CHUNK = 2_000_000
 
 
 def text_or(value: object, default: str) -> str:
@@ -73,11 +76,20 @@ def rng_for(seed: int, *parts: object) -> np.random.Generator:
     return np.random.default_rng(seed_sequence(seed, *parts))
 
 
+def chunks(total: int, width: int) -> list[int]:
+    """Row counts of the chunks of a ``total`` x ``width`` matrix under ``CELLS_PER_CHUNK`` cells."""
+    size = max(1, CELLS_PER_CHUNK // max(1, width))
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
 def resample_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
-    """``resamples`` x ``n`` counts: how often each of ``n`` items is drawn in a resample of size ``n``."""
+    """``resamples`` x ``n`` counts: how often each of ``n`` items is drawn in a resample of size ``n``
+    (``n`` uniform draws with replacement per resample, counted)."""
     if n == 0:
         return np.zeros((resamples, 0))
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(float)
+    picks = rng.integers(0, n, size=(resamples, n))
+    flat = (picks + (np.arange(resamples) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
 
 
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

@@ -45,7 +45,7 @@ import pandas as pd
 from ..records import DataWarning
 from ..scoring.scorecard import window_issue_rows
 from ..scoring.windows import Window
-from ._common import UNKNOWN, interval, number, ordered, risk_label, rng_for, text_or
+from ._common import UNKNOWN, chunks, interval, number, ordered, risk_label, rng_for, text_or
 from .config import DecisionsConfig
 from .warnings import ADJUSTED_ASSET
 
@@ -326,12 +326,16 @@ def standardised_levels(design: Design, params: np.ndarray, outcome: str) -> np.
     every issue of the fit with the model set to it. Returns (models,) or (draws, models)."""
     x = design.matrix.copy()
     x[:, design.model_columns] = 0.0
-    base = x @ np.atleast_2d(params).T  # issues x draws, every issue at the reference model
-    levels = []
-    for i, _ in enumerate(design.models):
-        eta = base if i == 0 else base + np.atleast_2d(params)[:, design.model_columns[i - 1]][None, :]
-        levels.append(_inverse_link(eta, outcome).mean(axis=0))
-    out = np.column_stack(levels)
+    draws = np.atleast_2d(params)
+    out = np.empty((draws.shape[0], len(design.models)))
+    start = 0
+    for size in chunks(draws.shape[0], x.shape[0]):
+        block = draws[start : start + size]
+        base = x @ block.T  # issues x draws, every issue at the reference model
+        for i, _ in enumerate(design.models):
+            eta = base if i == 0 else base + block[:, design.model_columns[i - 1]][None, :]
+            out[start : start + size, i] = _inverse_link(eta, outcome).mean(axis=0)
+        start += size
     return out[0] if np.ndim(params) == 1 else out
 
 

@@ -46,7 +46,7 @@ from ..records import DataWarning
 from ..sanitize import render_value
 from ..scoring.issue_rows import issue_rows
 from ..scoring.windows import Window, select_runs
-from ._common import DIRECT, UNKNOWN, number, ordered, risk_label, rng_for, text_or
+from ._common import DIRECT, UNKNOWN, chunks, number, ordered, risk_label, rng_for, text_or
 from .config import DecisionsConfig
 from .warnings import ALERTS_ASSET
 
@@ -264,8 +264,12 @@ def scan_test(
         return None
     observed = scan_statistics(values[None, :], cuts, metric)[0]
     best = int(np.argmax(observed))
-    permuted = rng.permuted(np.tile(values, (config.alerts.permutations, 1)), axis=1)
-    maxima = scan_statistics(permuted, cuts, metric).max(axis=1)
+    maxima = np.concatenate(
+        [
+            scan_statistics(rng.permuted(np.tile(values, (size, 1)), axis=1), cuts, metric).max(axis=1)
+            for size in chunks(config.alerts.permutations, n)
+        ]
+    )
     tolerance = 1e-9 * max(1.0, abs(observed[best]))
     p = (1 + int(np.sum(maxima >= observed[best] - tolerance))) / (1 + config.alerts.permutations)
     cut = int(cuts[best])

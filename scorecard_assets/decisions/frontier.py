@@ -37,6 +37,7 @@ from ._common import (
     OVERALL,
     PAIR_ARROW,
     UNKNOWN,
+    chunks,
     interval,
     number,
     ordered,
@@ -180,13 +181,12 @@ def option_sample(
     """Counts and bootstrap draws of one option's issues (``delivered`` bool, ``cost`` NaN = none)."""
     n = len(delivered)
     costed = ~np.isnan(cost)
-    counts = resample_counts(rng, n, resamples)
     d = delivered.astype(float)
     c = np.where(costed, cost, 0.0)
     k = costed.astype(float)
-    spend = counts @ c
-    delivered_costed = counts @ (d * k)
-    costed_draws = counts @ k
+    per_item = np.column_stack([d, c, d * k, k])  # delivered, spend, delivered with a cost, costed
+    sums = np.vstack([resample_counts(rng, n, size) @ per_item for size in chunks(resamples, n)])
+    delivered_draws, spend, delivered_costed, costed_draws = sums.T
     spend_per_delivered = ratio(spend, delivered_costed)
     spend_per_delivered[(delivered_costed == 0) & (costed_draws > 0)] = np.inf
     return OptionSample(
@@ -196,7 +196,7 @@ def option_sample(
         costed=int(costed.sum()),
         delivered_costed=int((delivered & costed).sum()),
         spend=float(c.sum()),
-        rate_draws=(counts @ d) / n,
+        rate_draws=delivered_draws / n,
         spend_per_delivered_draws=spend_per_delivered,
         spend_per_issue_draws=ratio(spend, costed_draws),
     )

@@ -7,7 +7,7 @@ frontier's bootstrap draws (:mod:`frontier`):
 1. *Eligible* options have at least ``min_runs`` issues in the segment and a spend figure. Fewer than
    two eligible options: no advice, with the reason.
 2. The *best* (the reference) is the eligible option with the highest one-sided ``1 - level``
-   bootstrap lower bound of its delivery rate (ties: higher rate, then cheaper), so that a small
+   Wilson lower bound of its delivery rate (ties: higher rate, then cheaper), so that a small
    option with a lucky rate cannot become the reference everything else is measured against.
 3. Each eligible option cheaper than the best (spend per delivered issue) is tested for
    non-inferiority: H0 "its delivery rate is at least ``margin_points`` below the best's" against
@@ -303,8 +303,12 @@ def advise_segment(seg: SegmentSamples, config: DecisionsConfig) -> dict[str, An
 
 
 def _lower_bound(option: OptionSample, config: DecisionsConfig) -> float:
-    """The one-sided ``1 - level`` bootstrap lower bound of the option's delivery rate."""
-    return float(np.quantile(option.rate_draws, config.level))
+    """The one-sided ``1 - level`` Wilson lower bound of the option's delivery rate (deterministic given
+    its counts, so two options with the same counts tie exactly)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, _ = proportion_confint(option.delivered, option.n, alpha=2 * config.level, method="wilson")
+    return float(low)
 
 
 def _cheaper(option: OptionSample, best: OptionSample) -> bool:

@@ -24,13 +24,13 @@ STRONG, CHEAP_GOOD, LUCKY_FEW, CHEAP_THIN = "strong-model", "cheap-good", "lucky
 
 @pytest.fixture(scope="module")
 def planted_fleet():
-    """``cheap-good`` is exactly as good as ``strong-model`` at a third of the cost (the answer);
-    ``lucky-few`` (8 of 8) and ``cheap-thin`` (23 of 25) are cheaper and look as good, on too little
-    evidence."""
+    """``cheap-good`` delivers 90 % against the strong model's 91 % (well inside the 5-point margin) at
+    a third of the cost: the answer. ``lucky-few`` (8 of 8) and ``cheap-thin`` (23 of 25) are cheaper
+    and look as good or better, on too little evidence."""
     rng = np.random.default_rng(7)
     specs = (
-        specs_for(STRONG, 400, 360, 1.00, rng, planner="planner-a")
-        + specs_for(CHEAP_GOOD, 400, 360, 0.30, rng, planner="planner-a")
+        specs_for(STRONG, 600, 546, 1.00, rng, planner="planner-a")
+        + specs_for(CHEAP_GOOD, 600, 540, 0.30, rng, planner="planner-a")
         + specs_for(LUCKY_FEW, 8, 8, 0.10, rng, planner="planner-a")
         + specs_for(CHEAP_THIN, 25, 23, 0.20, rng, planner="planner-a")
     )
@@ -51,12 +51,12 @@ def test_advice_finds_the_cheaper_option_that_is_truly_as_good(planted_fleet) ->
     assert entry["best"] == STRONG
     assert entry["advised"] == CHEAP_GOOD and entry["advisedIsBest"] is False
     evidence = entry["evidence"]
-    assert evidence["n"] == 400 and evidence["bestN"] == 400
-    assert evidence["difference"] == 0
+    assert evidence["n"] == 600 and evidence["bestN"] == 600
+    assert evidence["difference"] == pytest.approx(-0.01)
     assert evidence["differenceLowerBound"] > -config.margin_points / 100
     assert evidence["holmP"] <= config.level
     saving = entry["saving"]
-    assert saving["issues"] == 833
+    assert saving["issues"] == 1233
     assert saving["expectedSavingUsd"] > 0
     low, high = saving["expectedSavingInterval"]
     assert low <= saving["expectedSavingUsd"] <= high
