@@ -213,18 +213,18 @@ class Fit:
 
 
 def _family(outcome: str) -> Any:
-    import statsmodels.api as sm
+    from statsmodels.genmod import families
 
     if outcome == "delivered":
-        return sm.families.Binomial()
-    return sm.families.Gamma(link=sm.families.links.Log())
+        return families.Binomial()
+    return families.Gamma(link=families.links.Log())
 
 
 def _plain_fit(y: np.ndarray, x: np.ndarray, outcome: str) -> tuple[Fit | None, str | None]:
-    import statsmodels.api as sm
+    from statsmodels.genmod.generalized_linear_model import GLM
     from statsmodels.tools.sm_exceptions import PerfectSeparationError, PerfectSeparationWarning
 
-    model = sm.GLM(y, x, family=_family(outcome))
+    model = GLM(y, x, family=_family(outcome))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -271,9 +271,9 @@ def _deviance_explained(result: Any) -> float | None:
 
 
 def _ridge_fit(y: np.ndarray, x: np.ndarray, outcome: str, penalty: float, reason: str) -> Fit | None:
-    import statsmodels.api as sm
+    from statsmodels.genmod.generalized_linear_model import GLM
 
-    model = sm.GLM(y, x, family=_family(outcome))
+    model = GLM(y, x, family=_family(outcome))
     n = len(y)
     alpha = np.full(x.shape[1], penalty / n)
     alpha[0] = 0.0

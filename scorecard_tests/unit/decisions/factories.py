@@ -48,7 +48,7 @@ _KIND_DEFAULTS: dict[str, Any] = {
 def fast_config(**overrides: Any) -> DecisionsConfig:
     """The default config with fewer resamples (the tests stay fast; the methods do not change)."""
     alerts = overrides.pop("alerts", {})
-    base: dict[str, Any] = {"resamples": 600}
+    base: dict[str, Any] = {"resamples": 400}
     return DecisionsConfig(**{**base, **overrides}, alerts=AlertsConfig(**{"permutations": 199, **alerts}))
 
 

@@ -123,10 +123,20 @@ def test_pareto_mask_handles_ties_missing_costs_and_resample_columns() -> None:
     assert pareto_mask(draws, rates).tolist() == [[True, False], [True, True]]
 
 
-def test_results_are_reproducible_and_json_ready(planted_fleet) -> None:
-    table, config, frontier, advice = planted_fleet
-    again = routing_advice(table, window(), config)
-    assert json.dumps(again.to_sidecar(), allow_nan=False) == json.dumps(advice.to_sidecar(), allow_nan=False)
+def test_results_are_reproducible_and_json_ready() -> None:
+    rng = np.random.default_rng(13)
+    table = run_table(specs_for("a", 60, 50, 1.0, rng) + specs_for("b", 60, 48, 0.4, rng, risk="high"))
+    first, again = (routing_advice(table, window(), fast_config()) for _ in range(2))
+    assert json.dumps(again.to_sidecar(), allow_nan=False) == json.dumps(first.to_sidecar(), allow_nan=False)
+    frontier = build_frontier(table, window(), fast_config())
+    assert [(s["segment"], s["kind"]) for s in frontier.segments] == [
+        ("overall", "model"),
+        ("overall", "pairing"),
+        ("high / mid", "model"),
+        ("high / mid", "pairing"),
+        ("low / mid", "model"),
+        ("low / mid", "pairing"),
+    ]
     assert list(frontier.segments[0]) == [
         "segment",
         "riskClass",
