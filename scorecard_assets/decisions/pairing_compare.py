@@ -29,7 +29,6 @@ from typing import Any
 from ..records import DataWarning
 from ._common import number, ordered
 from ._engine import AXES, TIERS, axis_position
-from .warnings import PAIRING_ASSET
 
 TOP = 3
 SEPARATION = 0.125
@@ -182,10 +181,11 @@ def compare_view(pool_name: str, view: str, title: str, body: Mapping[str, Any])
     )
 
 
-def compare_pairings(pairings: Mapping[str, Any] | None, *, asset: str = PAIRING_ASSET) -> PairingComparison:
+def compare_pairings(pairings: Mapping[str, Any] | None) -> PairingComparison:
     """Comparisons for every pool (``fleet``, ``imported``) and combo view of ``pairings`` (module doc).
 
     ``pairings``: the per-window dict of pool results (a None pool is skipped) or one pool result.
+    Raises no data warning (``warnings`` stays empty): the engine's own checks cover its input.
     """
     if not pairings:
         return PairingComparison([])
