@@ -3,7 +3,7 @@ package may be renamed; only these lines would change)."""
 
 from __future__ import annotations
 
-from ..pragmatikos.constants import AXES, TIERS
-from ..pragmatikos.engine import axis_position
+from scorecard_assets.pairings.constants import AXES, TIERS
+from scorecard_assets.pairings.engine import axis_position
 
 __all__ = ["AXES", "TIERS", "axis_position"]

@@ -42,12 +42,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning
-from ..scoring.scorecard import window_issue_rows
-from ..scoring.windows import Window
-from ._common import UNKNOWN, chunks, interval, number, ordered, risk_label, rng_for, text_or
-from .config import DecisionsConfig
-from .warnings import ADJUSTED_ASSET
+from scorecard_assets.decisions._common import (
+    UNKNOWN,
+    chunks,
+    interval,
+    number,
+    ordered,
+    risk_label,
+    rng_for,
+    text_or,
+)
+from scorecard_assets.decisions.config import DecisionsConfig
+from scorecard_assets.decisions.warnings import ADJUSTED_ASSET
+from scorecard_assets.records import DataWarning
+from scorecard_assets.scoring.scorecard import window_issue_rows
+from scorecard_assets.scoring.windows import Window
 
 OUTCOMES = ("delivered", "cost")
 CATEGORICAL = ("repo", "risk_class", "tier")

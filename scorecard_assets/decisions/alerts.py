@@ -42,13 +42,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning
-from ..sanitize import render_value
-from ..scoring.issue_rows import issue_rows
-from ..scoring.windows import Window, select_runs
-from ._common import DIRECT, UNKNOWN, chunks, number, ordered, risk_label, rng_for, text_or
-from .config import DecisionsConfig
-from .warnings import ALERTS_ASSET
+from scorecard_assets.decisions._common import (
+    DIRECT,
+    UNKNOWN,
+    chunks,
+    number,
+    ordered,
+    risk_label,
+    rng_for,
+    text_or,
+)
+from scorecard_assets.decisions.config import DecisionsConfig
+from scorecard_assets.decisions.warnings import ALERTS_ASSET
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.scoring.issue_rows import issue_rows
+from scorecard_assets.scoring.windows import Window, select_runs
 
 WEEK = pd.Timedelta(days=7)
 MOVING_TAG_SUFFIX = "-latest"

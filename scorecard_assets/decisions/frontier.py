@@ -30,10 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning
-from ..scoring.scorecard import window_issue_rows
-from ..scoring.windows import Window
-from ._common import (
+from scorecard_assets.decisions._common import (
     OVERALL,
     PAIR_ARROW,
     UNKNOWN,
@@ -47,7 +44,10 @@ from ._common import (
     rng_for,
     text_or,
 )
-from .config import DecisionsConfig
+from scorecard_assets.decisions.config import DecisionsConfig
+from scorecard_assets.records import DataWarning
+from scorecard_assets.scoring.scorecard import window_issue_rows
+from scorecard_assets.scoring.windows import Window
 
 KINDS = ("model", "pairing")
 OPTION_KEYS = (

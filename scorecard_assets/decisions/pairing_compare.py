@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import DataWarning
-from ._common import number, ordered
-from ._engine import AXES, TIERS, axis_position
+from scorecard_assets.decisions._common import number, ordered
+from scorecard_assets.decisions._engine import AXES, TIERS, axis_position
+from scorecard_assets.records import DataWarning
 
 TOP = 3
 SEPARATION = 0.125

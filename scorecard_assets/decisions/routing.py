@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning
-from ..sanitize import render_value
-from ..scoring.windows import Window
-from ._common import OVERALL, interval, number, ordered
-from .config import DecisionsConfig
-from .frontier import FrontierResult, OptionSample, SegmentSamples, build_frontier
-from .warnings import ROUTING_ASSET
+from scorecard_assets.decisions._common import OVERALL, interval, number, ordered
+from scorecard_assets.decisions.config import DecisionsConfig
+from scorecard_assets.decisions.frontier import FrontierResult, OptionSample, SegmentSamples, build_frontier
+from scorecard_assets.decisions.warnings import ROUTING_ASSET
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.scoring.windows import Window
 
 ADVICE = "advice"
 NO_ADVICE = "no_advice"

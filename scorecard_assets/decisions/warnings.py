@@ -9,7 +9,7 @@ Pure module: no Dagster.
 
 from __future__ import annotations
 
-from ..records import WarningCode
+from scorecard_assets.records import WarningCode
 
 # Default asset names; every entry point takes ``asset=`` so the wiring may rename them.
 ROUTING_ASSET = "routing_advice"

@@ -22,7 +22,7 @@ from scorecard_assets import schemas
 from scorecard_assets.decisions.alerts import OBSERVATION_COLUMNS
 from scorecard_assets.decisions.config import AlertsConfig, DecisionsConfig
 from scorecard_assets.scoring.windows import Window, window_for_partition
-from scorecard_tests.frames import contract_frame
+from scorecard_tests.factories.frames import contract_frame
 
 # The report week of most tests: Monday 2026-11-16, a 30-day window ending 2026-11-23.
 WEEK_KEY = "2026-11-16"

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 
 from scorecard_assets.decisions.alerts import change_alerts, detect_changes, scan_test, weekly_bins
-
-from .factories import (
+from scorecard_tests.unit.decisions.factories import (
     IssueSpec,
     fast_config,
     observations,
