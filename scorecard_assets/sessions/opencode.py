@@ -431,7 +431,7 @@ def _read_v1(
         marks = ",".join("?" * len(chunk))
         parts: dict[str, list[Any]] = {}
         if has_parts:
-            order = "time_created, id" if "time_created" in _columns(conn, "part") else "id"
+            order = "p.time_created, p.id" if "time_created" in _columns(conn, "part") else "p.id"
             for mid, pdata in conn.execute(
                 f"SELECT p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id "
                 f"WHERE m.session_id IN ({marks}) ORDER BY {order}",
