@@ -296,20 +296,25 @@ class Problems:
     _count: dict[str, int] = field(default_factory=dict)
     _over: dict[str, list[int]] = field(default_factory=dict)
 
-    def line(self, line: int | None, where: str, reason: str, code: str = LINE_MALFORMED) -> None:
-        """A malformed line (``where`` = ``(line)``) or a field of wrong type on a line."""
+    def line(
+        self, line: int | None, where: str, reason: str, code: str = LINE_MALFORMED, consequence: str | None = None
+    ) -> None:
+        """A malformed line (``where`` = ``(line)``) or a field of wrong type on a line (or DB row)."""
+        at = f" line {line}" if line is not None else ""
+        then = consequence or ("the line was skipped" if where == "(line)" else "the value was ignored")
         self.add(
             code,
             line,
-            f"{render_value(self.source)} line {line}: {render_value(where)} {render_value(reason)}; "
-            + ("the line was skipped" if where == "(line)" else "the value was ignored"),
+            f"{render_value(self.source)}{at}: {render_value(where)} {render_value(reason)}; {then}",
             {"field": render_value(where)},
         )
 
-    def bad_field(self, line: int | None, where: str, value: object, expected: str) -> None:
+    def bad_field(
+        self, line: int | None, where: str, value: object, expected: str, consequence: str | None = None
+    ) -> None:
         """A field present with the wrong JSON type or an impossible value (the value is ignored)."""
         self.field_problems += 1
-        self.line(line, where, f"= {render_value(_short(value))} is not {expected}")
+        self.line(line, where, f"= {render_value(_short(value))} is not {expected}", consequence=consequence)
 
     def add(self, code: str, line: int | None, message: str, values: dict[str, Any] | None = None) -> None:
         n = self._count.get(code, 0)

@@ -210,12 +210,12 @@ def parse_file(
             continue
         ts = fast_iso_ms(record.get("timestamp"))
         if ts is None:
-            problems.bad_field(line, "timestamp", record.get("timestamp"), "an ISO time")
+            problems.bad_field(line, "timestamp", record.get("timestamp"), "an ISO time", "the line was skipped")
             stats.malformed += 1
             continue
         message = record.get("message")
         if not isinstance(message, dict):
-            problems.bad_field(line, "message", message, "an object")
+            problems.bad_field(line, "message", message, "an object", "the line was skipped")
             stats.malformed += 1
             continue
         if kind == "assistant":

@@ -177,7 +177,7 @@ def parse_file(
             stats.ignored += 1
             continue
         if not isinstance(payload, dict):
-            problems.bad_field(line, "payload", payload, "an object")
+            problems.bad_field(line, "payload", payload, "an object", "the line was skipped")
             stats.malformed += 1
             continue
         raw_ts = record.get("timestamp")
@@ -185,7 +185,7 @@ def parse_file(
         if ts is None:
             if raw_ts is not None or not legacy or f.last_ts is None:
                 if kind != "session_meta" or raw_ts is not None:
-                    problems.bad_field(line, "timestamp", raw_ts, "an ISO time")
+                    problems.bad_field(line, "timestamp", raw_ts, "an ISO time", "the line was skipped")
                     stats.malformed += 1
                     continue
             ts = f.last_ts

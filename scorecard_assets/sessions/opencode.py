@@ -20,6 +20,7 @@ import shutil
 import sqlite3
 import tempfile
 import urllib.parse
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,6 +124,13 @@ def _stamp(path: Path) -> list[int]:
     return out
 
 
+def _fp(value: object) -> int:
+    """An integer fingerprint of a stored value of any type (``time_updated`` is text in damaged DBs)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return 0 if value is None else zlib.crc32(repr(value).encode())
+
+
 def _json(text: object) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
@@ -182,7 +190,7 @@ def _session_rows(
         for sid, n, last in conn.execute(
             f'SELECT session_id, COUNT(*), {updated} FROM "{msg_table}" GROUP BY session_id'
         ):
-            counts[str(sid)] = (int(n), int(last or 0))
+            counts[str(sid)] = (int(n), _fp(last))
     out: dict[str, _Session] = {}
     for sid, parent, directory, version, agent, cost, created, updated, wt in conn.execute(
         f'SELECT {select} FROM "{table}" s {join}'
@@ -202,9 +210,7 @@ def _session_rows(
             agent=agent if isinstance(agent, str) else None,
             cost_usd=_float_or_nan(cost),
         )
-        out[sid] = _Session(
-            info, epoch_ms(created), gen, [int(updated or 0) if isinstance(updated, int) else 0, n, last]
-        )
+        out[sid] = _Session(info, epoch_ms(created), gen, [_fp(updated), n, last])
     return out
 
 
@@ -305,7 +311,7 @@ def _v2_message(
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     data = _json(text)
     if not isinstance(data, dict):
-        problems.line(None, f"session_message {mid}", "data is not a JSON object")
+        problems.line(None, f"session_message {mid}", "data is not a JSON object", consequence="read as empty")
         data = {}
     m = Msg(kind=mtype, t_ms=created)
     if mtype == "user":
@@ -342,7 +348,7 @@ def _v1_message(
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     data = _json(text)
     if not isinstance(data, dict):
-        problems.line(None, f"message {mid}", "data is not a JSON object")
+        problems.line(None, f"message {mid}", "data is not a JSON object", consequence="the message was skipped")
         return None
     role = data.get("role")
     if role not in ("user", "assistant"):
@@ -470,7 +476,9 @@ def _emit(
         counters["messages"] = counters.get("messages", 0) + 1
         t = epoch_ms(created)
         if t is None:
-            problems.bad_field(None, f"message {mid}.time_created", created, "a time in ms")
+            problems.bad_field(
+                None, f"message {mid}.time_created", created, "a time in ms", "the message was skipped"
+            )
             continue
         if v1_parts is None:
             if mtype == "compaction":
@@ -560,7 +568,7 @@ def read_opencode(
                 _read_v2(conn, v2_ids, sessions, problems, builder, counters)
             if v1_ids:
                 _read_v1(conn, v1_ids, sessions, problems, builder, counters)
-    except (sqlite3.Error, OSError) as exc:
+    except (sqlite3.Error, OSError, ValueError, TypeError) as exc:
         problems.add(
             STORE_UNREADABLE,
             None,

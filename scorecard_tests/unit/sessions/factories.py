@@ -426,3 +426,42 @@ def init_repo(path: Path, env: Mapping[str, str]) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     run_git(path, "init", "-q", "-b", "main", env=env)
     return path
+
+
+# ---------------------------------------------------------------------------------------------------
+# Facts frames built directly (for the cutter's rules)
+
+
+def facts_frame(sessions: Iterable[tuple[dict[str, Any], list[Any]]]) -> Any:
+    """A SESSION_FACTS frame of ``(session fields, [Msg, ...])`` pairs."""
+    from scorecard_assets.sessions._common import FactsBuilder, SessionInfo
+
+    builder = FactsBuilder()
+    for info, msgs in sessions:
+        fields = {"source": "mem", "store": "opencode", **info}
+        builder.add_session(SessionInfo(**fields), msgs)
+    return builder.frame()
+
+
+def msg(kind: str, t: int, *, role: int = -1, model: str | None = None, provider: str | None = "anthropic", effort: str | None = None, latency: float = float("nan"), tools: Iterable[Any] = (), cost: float = float("nan")) -> Any:
+    from scorecard_assets.sessions._common import Msg
+
+    m = Msg(kind=kind, t_ms=t, role=role, latency_ms=latency, cost_usd=cost)
+    if kind == "assistant":
+        m.model = model or "claude-sonnet-4.5"
+        m.provider = provider
+        m.effort = effort
+    m.tools = list(tools)
+    return m
+
+
+def edit(path: str = "/w/shop/a.ts", *, status: str = "ok", error: str = "", directory: str = "/w/shop") -> Any:
+    from scorecard_assets.sessions._common import make_tool
+
+    return make_tool("edit", "error" if status == "error" else status, error, [path], directory)
+
+
+def shell(command: str) -> Any:
+    from scorecard_assets.sessions._common import Tool
+
+    return Tool(name="bash", status="ok", command=command)
