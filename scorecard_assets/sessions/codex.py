@@ -183,14 +183,16 @@ def parse_file(
         raw_ts = record.get("timestamp")
         ts = fast_iso_ms(raw_ts) if raw_ts is not None else None
         if ts is None:
-            if raw_ts is not None or not legacy or f.last_ts is None:
-                if kind != "session_meta" or raw_ts is not None:
-                    problems.bad_field(line, "timestamp", raw_ts, "an ISO time", "the line was skipped")
-                    stats.malformed += 1
-                    continue
-            ts = f.last_ts
+            if raw_ts is None and legacy and f.last_ts is not None:
+                ts = f.last_ts  # legacy items carry no time: the last one seen
+            elif not (raw_ts is None and kind == "session_meta"):
+                problems.bad_field(line, "timestamp", raw_ts, "an ISO time", "the line was skipped")
+                stats.malformed += 1
+                continue
         if kind == "session_meta":
             _meta(f, payload, ts)
+            if ts is not None:
+                f.last_ts = ts
             stats.used += 1
             continue
         assert ts is not None
@@ -364,6 +366,7 @@ def _event(
             tool.status = "ok" if code == 0 else "error"
             tool.error = "" if code == 0 else f"exit code {code}"
             f.settled.add(cid)
+        f.boundary(ts)
         return True
     if kind == "patch_apply_end":
         cid = p.get("call_id")
@@ -373,6 +376,7 @@ def _event(
             tool.status = "ok" if ok else classify_status("error", str(p.get("stderr") or "patch failed"))
             tool.error = "" if ok else str(p.get("stderr") or "patch failed")[:300]
             f.settled.add(cid)
+        f.boundary(ts)
         return True
     return kind in ("agent_message", "agent_reasoning", "exec_command_begin", "patch_apply_begin")
 
