@@ -61,12 +61,12 @@ def _unit_column(facts: pd.DataFrame) -> pd.Series:
         return pd.Series([], dtype="str")
     oc = facts["store"] == "opencode"
     src = facts["source"].astype("str")
-    return src.where(~oc, src + "\x00" + facts["session_id"].astype("str"))
+    return src.where(~oc, src + "\x1f" + facts["session_id"].astype("str"))
 
 
 def _read_units(read: StoreRead) -> tuple[set[str], set[str]]:
     if read.kind == "opencode":
-        return ({f"{read.path}\x00{u}" for u in read.units}, {f"{read.path}\x00{u}" for u in read.present})
+        return ({f"{read.path}\x1f{u}" for u in read.units}, {f"{read.path}\x1f{u}" for u in read.present})
     return read.units, read.present
 
 
