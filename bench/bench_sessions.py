@@ -109,7 +109,8 @@ def _stream(commits: int, seed: int = 3) -> bytes:
         at = 1_770_000_000 + i * 60
         msg = f"c{i}\n"
         parts.append(
-            f"commit refs/heads/main\nmark :{i}\nauthor Dev <dev@x> {at} +0000\ncommitter Dev <dev@x> {at} +0000\n"
+            f"commit refs/heads/main\nmark :{i}\n"
+            f"author Dev <dev@x> {at} +0000\ncommitter Dev <dev@x> {at} +0000\n"
         )
         parts.append(f"data {len(msg)}\n{msg}")
         if i > 1:
@@ -117,7 +118,8 @@ def _stream(commits: int, seed: int = 3) -> bytes:
         for _ in range(rng.randint(1, 3)):
             body = f"{i} {rng.random()}\n"
             parts.append(
-                f"M 100644 inline src/d{rng.randint(0, 30)}/f{rng.randint(0, 200)}.ts\ndata {len(body)}\n{body}"
+                f"M 100644 inline src/d{rng.randint(0, 30)}/f{rng.randint(0, 200)}.ts\n"
+                f"data {len(body)}\n{body}"
             )
         parts.append("\n")
     return "".join(parts).encode()
@@ -199,8 +201,10 @@ def bench_warm(sessions: int, work: Path) -> dict[str, Any]:
     db = work / "opencode.db"
     conn = sqlite3.connect(db)
     conn.executescript(
-        "CREATE TABLE session_v2(id TEXT PRIMARY KEY, directory TEXT, agent TEXT, time_created INTEGER, time_updated INTEGER);"
-        "CREATE TABLE session_message(id TEXT PRIMARY KEY, session_id TEXT, type TEXT, seq INTEGER, time_created INTEGER, time_updated INTEGER, data TEXT);"
+        "CREATE TABLE session_v2(id TEXT PRIMARY KEY, directory TEXT, agent TEXT, time_created INTEGER,"
+        " time_updated INTEGER);"
+        "CREATE TABLE session_message(id TEXT PRIMARY KEY, session_id TEXT, type TEXT, seq INTEGER,"
+        " time_created INTEGER, time_updated INTEGER, data TEXT);"
         "CREATE INDEX sm ON session_message(session_id, time_created);"
     )
     for s in range(sessions):
@@ -235,7 +239,7 @@ def bench_warm(sessions: int, work: Path) -> dict[str, Any]:
             "".join(
                 json.dumps(
                     {
-                        "timestamp": "2026-01-01T00:00:0%d.000Z" % (i % 10),
+                        "timestamp": f"2026-01-01T00:00:0{i % 10}.000Z",
                         "type": "event_msg" if i % 3 == 0 else "response_item",
                         "payload": {"type": "user_message", "message": "x"}
                         if i % 3 == 0

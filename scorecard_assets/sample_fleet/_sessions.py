@@ -142,7 +142,11 @@ def _cycle_steps(
     rng: random.Random, p: Pairing, start: int, repo: str, ships: bool, tag: str
 ) -> tuple[list[Step], list[str], int]:
     # work that never ships stays in files of its own that no commit ever holds
-    files = REPOS[repo] if ships else [f"{REPOS[repo][0].split('/')[0]}/spike_{tag}_{i}.txt" for i in range(3)] + ["x"]
+    files = (
+        REPOS[repo]
+        if ships
+        else [f"{REPOS[repo][0].split('/')[0]}/spike_{tag}_{i}.txt" for i in range(3)] + ["x"]
+    )
     t = start
     steps = [Step("user", t, "plan", text="plan")]
     for _ in range(rng.randint(1, 2)):
@@ -237,16 +241,17 @@ def _write_opencode(db: Path, scripts: list[CycleScript]) -> None:
     conn.execute("PRAGMA journal_mode=DELETE")
     conn.executescript(
         """
-        CREATE TABLE project(id TEXT PRIMARY KEY, worktree TEXT NOT NULL, vcs TEXT, name TEXT, time_created INTEGER,
-          time_updated INTEGER, sandboxes TEXT NOT NULL);
-        CREATE TABLE session_v2(id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, slug TEXT, directory TEXT,
-          title TEXT, version TEXT, cost REAL, agent TEXT, model TEXT, time_created INTEGER, time_updated INTEGER);
-        CREATE TABLE session_message(id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, seq INTEGER,
-          time_created INTEGER, time_updated INTEGER, data TEXT);
-        CREATE TABLE session(id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, version TEXT,
-          cost REAL, agent TEXT, time_created INTEGER, time_updated INTEGER);
-        CREATE TABLE message(id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER, time_updated INTEGER,
-          data TEXT);
+        CREATE TABLE project(id TEXT PRIMARY KEY, worktree TEXT NOT NULL, vcs TEXT, name TEXT,
+          time_created INTEGER, time_updated INTEGER, sandboxes TEXT NOT NULL);
+        CREATE TABLE session_v2(id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, slug TEXT,
+          directory TEXT, title TEXT, version TEXT, cost REAL, agent TEXT, model TEXT, time_created INTEGER,
+          time_updated INTEGER);
+        CREATE TABLE session_message(id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL,
+          seq INTEGER, time_created INTEGER, time_updated INTEGER, data TEXT);
+        CREATE TABLE session(id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT,
+          version TEXT, cost REAL, agent TEXT, time_created INTEGER, time_updated INTEGER);
+        CREATE TABLE message(id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER,
+          time_updated INTEGER, data TEXT);
         CREATE TABLE part(id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
           time_created INTEGER, time_updated INTEGER, data TEXT);
         """
@@ -256,14 +261,7 @@ def _write_opencode(db: Path, scripts: list[CycleScript]) -> None:
         "INSERT INTO project VALUES(?,?,?,?,?,?,?)",
         (project, f"{RECORDED_ROOT}/shop", "git", "shop", _ms(START), _ms(START), "[]"),
     )
-    mine = [s for s in scripts if s.store == "opencode"]
-    # pair consecutive cycles of the first pairing into one session (a plan -> build -> plan -> build session)
-    sessions: list[list[CycleScript]] = []
-    for s in mine:
-        if sessions and len(sessions[-1]) == 1 and sessions[-1][0].steps[0].model == "" and False:
-            sessions[-1].append(s)
-        else:
-            sessions.append([s])
+    sessions = [[s] for s in scripts if s.store == "opencode"]
     legacy_index = len(sessions) // 2
     for n, group in enumerate(sessions):
         first = group[0]
@@ -296,7 +294,7 @@ def _write_opencode(db: Path, scripts: list[CycleScript]) -> None:
                 "INSERT INTO session VALUES(?,?,?,?,?,?,?,?,?)",
                 (sid, project, None, first.directory, "1.15.10", round(cost, 4), "build", steps[0].t, last),
             )
-            for i, (mid, mtype, t, text) in enumerate(rows):
+            for mid, mtype, t, text in rows:
                 data = json.loads(text)
                 if mtype == "user":
                     v1 = {"role": "user", "time": {"created": t}}
@@ -603,7 +601,6 @@ def _codex_lines(s: CycleScript) -> tuple[str, list[dict[str, Any]]]:
         "reasoning_output_tokens": 0,
         "total_tokens": 0,
     }
-    role = None
     call = 0
     for st in s.steps:
         if st.kind == "user":
@@ -631,10 +628,7 @@ def _codex_lines(s: CycleScript) -> tuple[str, list[dict[str, Any]]]:
                     "payload": {"type": "user_message", "message": st.text},
                 }
             )
-            role = st.role
             continue
-        del role
-        role = st.role
         t = st.t
         for tool in st.tools or [Tool("say")]:
             call += 1
@@ -792,7 +786,9 @@ def _commits(
         last = s.steps[-1].t // 1000
         branch = WORKTREE[2] if s.directory.endswith(WORKTREE[1]) else "main"
         if s.ships:
-            edits = [st.t // 1000 for st in s.steps if any(t.kind in ("edit", "write") and t.ok for t in st.tools)]
+            edits = [
+                st.t // 1000 for st in s.steps if any(t.kind in ("edit", "write") and t.ok for t in st.tools)
+            ]
             laptop_commit = laptop < 4 and s.store == "codex"
             delay = 120 if laptop_commit else rng.randint(10, 120) * 60
             at = min((edits[-1] if laptop_commit else last) + delay, end_s - 60)
@@ -821,9 +817,7 @@ def _stream(commits: list[tuple[int, tuple[str, str], list[str], str, str]]) -> 
     parts: list[str] = []
     tips: dict[str, int] = {}
     revision = 0
-    mark = 0
-    for at, (name, email), files, message, branch in commits:
-        mark += 1
+    for mark, (at, (name, email), files, message, branch) in enumerate(commits, start=1):
         body = message + "\n"
         parts.append(f"commit refs/heads/{branch}\nmark :{mark}\n")
         parts.append(f"author {name} <{email}> {at} +0000\ncommitter {name} <{email}> {at} +0000\n")

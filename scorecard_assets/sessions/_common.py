@@ -17,7 +17,7 @@ import pandas as pd
 from ..config import PriceConfig
 from ..records import DataWarning
 from ..sanitize import render_value
-from ..sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
+from ..sources.tooling import classify_tool_error, is_edit_tool, is_verify_command
 from .schema import SESSION_FACTS
 from .warnings import LINE_MALFORMED, RECORDS_ASSET
 
@@ -297,7 +297,12 @@ class Problems:
     _over: dict[str, list[int]] = field(default_factory=dict)
 
     def line(
-        self, line: int | None, where: str, reason: str, code: str = LINE_MALFORMED, consequence: str | None = None
+        self,
+        line: int | None,
+        where: str,
+        reason: str,
+        code: str = LINE_MALFORMED,
+        consequence: str | None = None,
     ) -> None:
         """A malformed line (``where`` = ``(line)``) or a field of wrong type on a line (or DB row)."""
         at = f" line {line}" if line is not None else ""
@@ -518,12 +523,11 @@ class FactsBuilder:
                     target.extend(p for p in tool.paths if p not in target)
                 elif tool.name in READ_TOOLS:
                     reads += 1
-                elif tool.name in SHELL_TOOLS or tool.command is not None:
-                    if tool.command is not None:
-                        commands.append(tool.command)
-                        if is_verify_command(tool.command):
-                            verifies += 1
-                            last_verify = i
+                elif tool.command is not None:
+                    commands.append(tool.command)
+                    if is_verify_command(tool.command):
+                        verifies += 1
+                        last_verify = i
             c["store"].append(info.store)
             c["source"].append(info.source)
             c["line"].append(m.line)

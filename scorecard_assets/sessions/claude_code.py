@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import PriceConfig
+from ..sanitize import render_value
 from ._common import (
     ROLE_BUILD,
     ROLE_NONE,
@@ -47,6 +48,7 @@ from ._common import (
 from ._jsonl_store import read_jsonl_store
 from ._store import StoreRead
 from .state import StoreState
+from .warnings import SCHEMA_UNRECOGNISED
 
 KIND = "claude-code"
 SOURCE = "sessions: claude code"
@@ -57,7 +59,8 @@ APPROVED_RE = re.compile(r"approved your plan|User has approved", re.IGNORECASE)
 # Denials and rejections are a human stopping the call (an abort), not a tool failure.
 DENIAL_RE = re.compile(
     r"Permission to use .{0,80} has been denied|requested permissions to use .{0,80} you haven't granted"
-    r"|The user doesn't want to (?:proceed|take this action)|\[Request interrupted by user|tool use was rejected",
+    r"|The user doesn't want to (?:proceed|take this action)"
+    r"|\[Request interrupted by user|tool use was rejected",
     re.IGNORECASE | re.DOTALL,
 )
 NOT_HUMAN_PREFIXES = (
@@ -67,6 +70,21 @@ NOT_HUMAN_PREFIXES = (
     "[Request interrupted by user",
 )
 SHELL_NAMES = frozenset({"Bash"})
+# Record types of the format we know (read or deliberately ignored); a file with none is not recognised.
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "permission-mode",
+        "summary",
+        "system",
+        "file-history-snapshot",
+        "attachment",
+        "queue-operation",
+        "ai-title",
+        "progress",
+    }
+)
 _ERROR_TAG = re.compile(r"</?tool_use_error>")
 
 
@@ -177,8 +195,10 @@ def parse_file(
     threads: dict[tuple[str, str | None], _Thread] = {}
     order: list[tuple[str, str | None]] = []
     source = str(path)
+    known = 0
     for line, record in json_lines(data, stats, problems):
         kind = record.get("type")
+        known += kind in KNOWN_TYPES
         if kind not in ("user", "assistant", "permission-mode"):
             stats.ignored += 1
             continue
@@ -210,7 +230,9 @@ def parse_file(
             continue
         ts = fast_iso_ms(record.get("timestamp"))
         if ts is None:
-            problems.bad_field(line, "timestamp", record.get("timestamp"), "an ISO time", "the line was skipped")
+            problems.bad_field(
+                line, "timestamp", record.get("timestamp"), "an ISO time", "the line was skipped"
+            )
             stats.malformed += 1
             continue
         message = record.get("message")
@@ -226,6 +248,13 @@ def parse_file(
         else:
             _user(thread, record, message, ts, line, problems)
             stats.used += 1
+    if known == 0 and stats.lines > stats.blank + stats.malformed:
+        problems.add(
+            SCHEMA_UNRECOGNISED,
+            None,
+            f"{render_value(source)}: none of its {stats.lines} lines is a known Claude Code record;"
+            " nothing was read",
+        )
     out: list[tuple[SessionInfo, list[Msg]]] = []
     for key in order:
         thread = threads[key]

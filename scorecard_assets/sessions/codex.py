@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from ..config import PriceConfig
+from ..sanitize import render_value
 from ..sources.tooling import is_abort_text
 from ._common import (
     ROLE_BUILD,
@@ -51,6 +52,7 @@ from ._common import (
 from ._jsonl_store import read_jsonl_store
 from ._store import StoreRead
 from .state import StoreState
+from .warnings import SCHEMA_UNRECOGNISED
 
 KIND = "codex"
 SOURCE = "sessions: codex"
@@ -72,6 +74,7 @@ EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 PATCH_FAILED_RE = re.compile(r"apply_patch verification failed|Failed to apply patch|patch rejected", re.I)
 ROLLOUT_UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 ARCHIVE_DIR = "archived_sessions"
+KNOWN_KINDS = frozenset({"session_meta", "turn_context", "event_msg", "response_item", "compacted"})
 
 
 def rollout_files(root: Path) -> Iterable[Path]:
@@ -171,8 +174,10 @@ def parse_file(
     info = SessionInfo(session_id=match.group(1) if match else path.stem, source=str(path), store=KIND)
     f = _File(info)
     f.user_events = b'"user_message"' in data
+    known = 0
     for line, record in json_lines(data, stats, problems):
         kind, payload, legacy = _payload_of(record)
+        known += kind in KNOWN_KINDS
         if kind is None:
             stats.ignored += 1
             continue
@@ -196,13 +201,12 @@ def parse_file(
             stats.used += 1
             continue
         assert ts is not None
+        own_turn = kind == "turn_context" or (kind == "event_msg" and payload.get("type") == "task_started")
+        if f.replaying and own_turn and (f.meta_ts is None or ts >= f.meta_ts):
+            f.replaying = False
         if f.replaying:
-            if kind in ("turn_context",) or (kind == "event_msg" and payload.get("type") == "task_started"):
-                if f.meta_ts is None or ts >= f.meta_ts:
-                    f.replaying = False
-            if f.replaying:
-                stats.skipped += 1
-                continue
+            stats.skipped += 1
+            continue
         f.last_ts = ts
         if kind == "turn_context":
             _turn_context(f, payload, ts)
@@ -219,6 +223,13 @@ def parse_file(
                 stats.ignored += 1
         else:
             stats.ignored += 1
+    if known == 0 and stats.lines > stats.blank + stats.malformed:
+        problems.add(
+            SCHEMA_UNRECOGNISED,
+            None,
+            f"{render_value(str(path))}: none of its {stats.lines} lines is a known Codex record;"
+            " nothing was read",
+        )
     for m in f.msgs:
         if m.kind == "assistant":
             _price(m, prices or {})

@@ -256,7 +256,8 @@ def preview_text(export: Export, *, limit: int = 20) -> str:
     frame = preview(export)
     days = frame["day"] if len(frame) else pd.Series([], dtype=str)
     head = [
-        f"schema {export.payload['schema']} · {len(frame)} cycle row(s) · install {export.payload['install']}",
+        f"schema {export.payload['schema']} · {len(frame)} cycle row(s)"
+        f" · install {export.payload['install']}",
         f"days {days.min() if len(days) else '-'} .. {days.max() if len(days) else '-'}"
         f" · models {', '.join(sorted(set(frame['model']))) if len(frame) else '-'}",
         f"values redacted: {export.redacted}"
@@ -265,7 +266,8 @@ def preview_text(export: Export, *, limit: int = 20) -> str:
             if export.redacted
             else ""
         ),
-        "no paths, prompts, file names, session ids, project or repository names, commit hashes or emails are sent",
+        "no paths, prompts, file names, session ids, project or repository names, commit hashes or emails"
+        " are sent",
         "",
     ]
     return "\n".join(head) + frame.head(limit).to_string(index=False) + "\n"

@@ -162,7 +162,10 @@ def _repo_warning(where: str, exc: BaseException) -> DataWarning:
     return DataWarning(
         code=REPO_UNREADABLE,
         asset=COMMITS_ASSET,
-        message=f"git could not read {render_value(where)} ({render_value(str(detail).strip())}); its commits do not count",
+        message=(
+            f"git could not read {render_value(where)} ({render_value(str(detail).strip())});"
+            " its commits do not count"
+        ),
         path=where,
     )
 
@@ -353,7 +356,10 @@ def read_repo(
         DataWarning(
             code=GIT_LOG_MALFORMED,
             asset=COMMITS_ASSET,
-            message=f"{render_value(repo.top)}: a git log record could not be parsed ({render_value(head)}); skipped",
+            message=(
+                f"{render_value(repo.top)}: a git log record could not be parsed"
+                f" ({render_value(head)}); skipped"
+            ),
             path=repo.top,
         )
         for head in parsed.malformed[:20]

@@ -311,7 +311,9 @@ def _v2_message(
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     data = _json(text)
     if not isinstance(data, dict):
-        problems.line(None, f"session_message {mid}", "data is not a JSON object", consequence="read as empty")
+        problems.line(
+            None, f"session_message {mid}", "data is not a JSON object", consequence="read as empty"
+        )
         data = {}
     m = Msg(kind=mtype, t_ms=created)
     if mtype == "user":
@@ -348,7 +350,9 @@ def _v1_message(
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     data = _json(text)
     if not isinstance(data, dict):
-        problems.line(None, f"message {mid}", "data is not a JSON object", consequence="the message was skipped")
+        problems.line(
+            None, f"message {mid}", "data is not a JSON object", consequence="the message was skipped"
+        )
         return None
     role = data.get("role")
     if role not in ("user", "assistant"):
@@ -401,7 +405,8 @@ def _read_v2(
         problems.add(
             SCHEMA_UNRECOGNISED,
             None,
-            f"{render_value(problems.source)}: table session_message lacks {', '.join(sorted(need - mcols))}; its sessions were not read",
+            f"{render_value(problems.source)}: table session_message lacks"
+            f" {', '.join(sorted(need - mcols))}; its sessions were not read",
         )
         return
     for chunk in _chunks(ids):
@@ -428,7 +433,8 @@ def _read_v1(
         problems.add(
             SCHEMA_UNRECOGNISED,
             None,
-            f"{render_value(problems.source)}: table message lacks the columns of a known version; its sessions were not read",
+            f"{render_value(problems.source)}: table message lacks the columns of a known version;"
+            " its sessions were not read",
         )
         return
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -572,7 +578,8 @@ def read_opencode(
         problems.add(
             STORE_UNREADABLE,
             None,
-            f"OpenCode DB {render_value(source)} could not be read ({render_value(exc)}); none of its sessions count",
+            f"OpenCode DB {render_value(source)} could not be read ({render_value(exc)});"
+            " none of its sessions count",
         )
         stat.notes = "unreadable"
         return result(present=set(), st=new_state)

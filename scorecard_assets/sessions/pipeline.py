@@ -254,8 +254,8 @@ def session_cycles(
                 code=CYCLES_PENDING,
                 asset=CYCLES_ASSET,
                 message=(
-                    f"{pending} judged session cycle(s) are pending: their {pending_days}-day ship window is still "
-                    "open, so they count in every axis but the ship rate"
+                    f"{pending} judged session cycle(s) are pending: their {pending_days}-day ship window is"
+                    " still open, so they count in every axis but the ship rate"
                 ),
                 values={"cycles": pending},
             )

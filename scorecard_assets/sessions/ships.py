@@ -342,14 +342,15 @@ def attribute(
     unknown_commits = sum(unknown.values())
     if unknown_commits:
         shown = ", ".join(render_value(k) for k in sorted(unknown, key=lambda k: -unknown[k])[:3])
+        word = "identity" if len(unknown) == 1 else "identities"
         warnings.append(
             DataWarning(
                 code=UNKNOWN_IDENTITY,
                 asset=CYCLES_ASSET,
                 message=(
-                    f"{unknown_commits} commit(s) by {len(unknown)} identit{'y' if len(unknown) == 1 else 'ies'} "
-                    f"that are neither seeds nor learned ({shown}{', ...' if len(unknown) > 3 else ''}) credit no "
-                    "cycle; add yours to sessions.identities if they are"
+                    f"{unknown_commits} commit(s) by {len(unknown)} {word}"
+                    f" that are neither seeds nor learned ({shown}{', ...' if len(unknown) > 3 else ''})"
+                    " credit no cycle; add yours to sessions.identities if they are"
                 ),
                 values={"commits": unknown_commits, "identities": len(unknown)},
                 count=1,

@@ -70,7 +70,13 @@ def add_v2_session(conn: sqlite3.Connection, sid: str, **cols: Any) -> None:
 
 
 def add_v2_message(
-    conn: sqlite3.Connection, mid: str, sid: str, mtype: str, seq: int, created: int, data: Mapping[str, Any] | str
+    conn: sqlite3.Connection,
+    mid: str,
+    sid: str,
+    mtype: str,
+    seq: int,
+    created: int,
+    data: Mapping[str, Any] | str,
 ) -> None:
     text = data if isinstance(data, str) else dumps(data)
     conn.execute(
@@ -88,7 +94,12 @@ def add_v1_session(conn: sqlite3.Connection, sid: str, **cols: Any) -> None:
 
 
 def add_v1_message(
-    conn: sqlite3.Connection, mid: str, sid: str, created: int, data: Mapping[str, Any], parts: Iterable[Mapping[str, Any]] = ()
+    conn: sqlite3.Connection,
+    mid: str,
+    sid: str,
+    created: int,
+    data: Mapping[str, Any],
+    parts: Iterable[Mapping[str, Any]] = (),
 ) -> None:
     conn.execute(
         "INSERT INTO message(id,session_id,time_created,time_updated,data) VALUES(?,?,?,?,?)",
@@ -168,13 +179,22 @@ def section_5_1(path: Path) -> Path:
                         "type": "tool",
                         "id": "call_1",
                         "name": "read",
-                        "state": {"status": "completed", "input": {"path": "/w/shop/src/cart.ts"}, "content": []},
+                        "state": {
+                            "status": "completed",
+                            "input": {"path": "/w/shop/src/cart.ts"},
+                            "content": [],
+                        },
                     },
                     {"type": "text", "text": "Plan: round once; add a test."},
                 ],
                 "finish": "stop",
                 "cost": 0.21,
-                "tokens": {"input": 20000, "output": 900, "reasoning": 300, "cache": {"read": 0, "write": 5000}},
+                "tokens": {
+                    "input": 20000,
+                    "output": 900,
+                    "reasoning": 300,
+                    "cache": {"read": 0, "write": 5000},
+                },
             },
         ),
         ("msg_3", "user", 2, T0 + 60000, user(T0 + 60000, "Go ahead")),
@@ -194,7 +214,11 @@ def section_5_1(path: Path) -> Path:
                         "name": "edit",
                         "state": {
                             "status": "error",
-                            "input": {"filePath": "/w/shop/src/cart.ts", "oldString": "round(sum)", "newString": "cents(sum)"},
+                            "input": {
+                                "filePath": "/w/shop/src/cart.ts",
+                                "oldString": "round(sum)",
+                                "newString": "cents(sum)",
+                            },
                             "content": [],
                             "error": {"type": "tool.execution", "message": "oldString not found in content"},
                         },
@@ -205,7 +229,11 @@ def section_5_1(path: Path) -> Path:
                         "name": "edit",
                         "state": {
                             "status": "completed",
-                            "input": {"filePath": "/w/shop/src/cart.ts", "oldString": "round(total)", "newString": "cents(total)"},
+                            "input": {
+                                "filePath": "/w/shop/src/cart.ts",
+                                "oldString": "round(total)",
+                                "newString": "cents(total)",
+                            },
                             "content": [],
                         },
                     },
@@ -228,13 +256,22 @@ def section_5_1(path: Path) -> Path:
                         "type": "tool",
                         "id": "call_4",
                         "name": "write",
-                        "state": {"status": "completed", "input": {"filePath": "/w/shop/src/cart.test.ts", "content": "test"}, "content": []},
+                        "state": {
+                            "status": "completed",
+                            "input": {"filePath": "/w/shop/src/cart.test.ts", "content": "test"},
+                            "content": [],
+                        },
                     },
                     {
                         "type": "tool",
                         "id": "call_5",
                         "name": "shell",
-                        "state": {"status": "completed", "input": {"command": "npm test"}, "content": [{"type": "text", "text": "2 passed"}], "metadata": {"exit": 0}},
+                        "state": {
+                            "status": "completed",
+                            "input": {"command": "npm test"},
+                            "content": [{"type": "text", "text": "2 passed"}],
+                            "metadata": {"exit": 0},
+                        },
                     },
                 ],
                 "finish": "tool-calls",
@@ -262,16 +299,39 @@ def iso(ms: int) -> str:
 
 
 def cc_env(session: str = CC_SESSION, cwd: str = "/w/shop", **extra: Any) -> dict[str, Any]:
-    env = {"isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": session, "version": "2.1.63", "gitBranch": "main"}
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": session,
+        "version": "2.1.63",
+        "gitBranch": "main",
+    }
     env.update(extra)
     return env
 
 
 def cc_user(uuid: str, ms: int, content: Any, *, session: str = CC_SESSION, **extra: Any) -> dict[str, Any]:
-    return {**cc_env(session), "type": "user", "uuid": uuid, "timestamp": iso(ms), "message": {"role": "user", "content": content}, **extra}
+    return {
+        **cc_env(session),
+        "type": "user",
+        "uuid": uuid,
+        "timestamp": iso(ms),
+        "message": {"role": "user", "content": content},
+        **extra,
+    }
 
 
-def cc_result(uuid: str, ms: int, tool_id: str, text: str, *, is_error: bool = False, session: str = CC_SESSION, **extra: Any) -> dict[str, Any]:
+def cc_result(
+    uuid: str,
+    ms: int,
+    tool_id: str,
+    text: str,
+    *,
+    is_error: bool = False,
+    session: str = CC_SESSION,
+    **extra: Any,
+) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text}
     if is_error:
         block["is_error"] = True
@@ -303,7 +363,13 @@ def cc_assistant(
             "model": model,
             "content": content,
             "stop_reason": "tool_use",
-            "usage": usage or {"input_tokens": 6, "output_tokens": 120, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 14000},
+            "usage": usage
+            or {
+                "input_tokens": 6,
+                "output_tokens": 120,
+                "cache_creation_input_tokens": 500,
+                "cache_read_input_tokens": 14000,
+            },
         },
         **extra,
     }
@@ -319,18 +385,87 @@ def section_5_2() -> list[dict[str, Any]]:
     opus = "claude-opus-4-6"
     return [
         cc_user("u1", T0, "Plan a fix for the cart rounding bug", permissionMode="plan"),
-        cc_assistant("a1", T0 + 40 * s, "msg_01", [tool_use("toolu_01", "ExitPlanMode", plan="Round once; add a test.")], model=opus, request="req_01"),
+        cc_assistant(
+            "a1",
+            T0 + 40 * s,
+            "msg_01",
+            [tool_use("toolu_01", "ExitPlanMode", plan="Round once; add a test.")],
+            model=opus,
+            request="req_01",
+        ),
         cc_result("u2", T0 + 60 * s, "toolu_01", "User has approved your plan. You can now start coding."),
-        cc_assistant("a2", T0 + 72 * s, "msg_02", [tool_use("toolu_02", "Edit", file_path="/w/shop/src/cart.ts", old_string="round(sum)", new_string="cents(sum)")]),
-        cc_result("u3", T0 + 73 * s, "toolu_02", "<tool_use_error>String to replace not found in file.</tool_use_error>", is_error=True, toolUseResult="Error: String to replace not found in file."),
-        cc_assistant("a3", T0 + 80 * s, "msg_03", [tool_use("toolu_03", "Edit", file_path="/w/shop/src/cart.ts", old_string="round(total)", new_string="cents(total)")]),
-        cc_result("u4", T0 + 81 * s, "toolu_03", "The file /w/shop/src/cart.ts has been updated.", toolUseResult={"filePath": "/w/shop/src/cart.ts"}),
-        cc_assistant("a4", T0 + 121 * s, "msg_04", [tool_use("toolu_04", "Write", file_path="/w/shop/src/cart.test.ts", content="test")]),
+        cc_assistant(
+            "a2",
+            T0 + 72 * s,
+            "msg_02",
+            [
+                tool_use(
+                    "toolu_02",
+                    "Edit",
+                    file_path="/w/shop/src/cart.ts",
+                    old_string="round(sum)",
+                    new_string="cents(sum)",
+                )
+            ],
+        ),
+        cc_result(
+            "u3",
+            T0 + 73 * s,
+            "toolu_02",
+            "<tool_use_error>String to replace not found in file.</tool_use_error>",
+            is_error=True,
+            toolUseResult="Error: String to replace not found in file.",
+        ),
+        cc_assistant(
+            "a3",
+            T0 + 80 * s,
+            "msg_03",
+            [
+                tool_use(
+                    "toolu_03",
+                    "Edit",
+                    file_path="/w/shop/src/cart.ts",
+                    old_string="round(total)",
+                    new_string="cents(total)",
+                )
+            ],
+        ),
+        cc_result(
+            "u4",
+            T0 + 81 * s,
+            "toolu_03",
+            "The file /w/shop/src/cart.ts has been updated.",
+            toolUseResult={"filePath": "/w/shop/src/cart.ts"},
+        ),
+        cc_assistant(
+            "a4",
+            T0 + 121 * s,
+            "msg_04",
+            [tool_use("toolu_04", "Write", file_path="/w/shop/src/cart.test.ts", content="test")],
+        ),
         cc_result("u5", T0 + 122 * s, "toolu_04", "File created successfully at: /w/shop/src/cart.test.ts"),
-        cc_assistant("a5", T0 + 125 * s, "msg_05", [tool_use("toolu_05", "Bash", command="npm test", description="Run tests")]),
-        cc_result("u6", T0 + 145 * s, "toolu_05", "2 passed", toolUseResult={"stdout": "2 passed", "stderr": "", "interrupted": False}),
+        cc_assistant(
+            "a5",
+            T0 + 125 * s,
+            "msg_05",
+            [tool_use("toolu_05", "Bash", command="npm test", description="Run tests")],
+        ),
+        cc_result(
+            "u6",
+            T0 + 145 * s,
+            "toolu_05",
+            "2 passed",
+            toolUseResult={"stdout": "2 passed", "stderr": "", "interrupted": False},
+        ),
         cc_assistant("a6", T0 + 150 * s, "msg_06", [{"type": "text", "text": "Fixed; tests pass."}]),
-        {**cc_env(), "type": "system", "uuid": "s1", "timestamp": iso(T0 + 151 * s), "subtype": "turn_duration", "durationMs": 91000},
+        {
+            **cc_env(),
+            "type": "system",
+            "uuid": "s1",
+            "timestamp": iso(T0 + 151 * s),
+            "subtype": "turn_duration",
+            "durationMs": 91000,
+        },
     ]
 
 
@@ -356,28 +491,143 @@ def cx(ms: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def section_5_3() -> list[dict[str, Any]]:
     """sessions.md section 5.3 (the whole rollout)."""
-    usage = {"input_tokens": 21000, "cached_input_tokens": 9000, "output_tokens": 1200, "reasoning_output_tokens": 300, "total_tokens": 22200}
+    usage = {
+        "input_tokens": 21000,
+        "cached_input_tokens": 9000,
+        "output_tokens": 1200,
+        "reasoning_output_tokens": 300,
+        "total_tokens": 22200,
+    }
     patch1 = "*** Begin Patch\n*** Update File: src/cart.ts\n@@\n-  return round(sum)\n+  return cents(sum)\n*** End Patch"
     patch2 = (
         "*** Begin Patch\n*** Update File: src/cart.ts\n@@\n-  return round(total)\n+  return cents(total)\n"
         "*** Add File: src/cart.test.ts\n+test\n*** End Patch"
     )
     return [
-        cx(T0, "session_meta", {"id": CX_SESSION, "cwd": "/w/shop", "originator": "codex_cli_rs", "cli_version": "0.135.0", "source": "cli", "model_provider": "openai"}),
-        cx(T0 + 200, "turn_context", {"turn_id": "t1", "cwd": "/w/shop", "model": "gpt-5.5", "effort": "high", "collaboration_mode": {"mode": "plan", "settings": {"model": "gpt-5.5", "reasoning_effort": "high"}}}),
-        cx(T0 + 300, "event_msg", {"type": "user_message", "message": "Plan a fix for the cart rounding bug"}),
-        cx(T0 + 40000, "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Plan: round once; add a test."}]}),
-        cx(T0 + 40100, "event_msg", {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 258400}}),
-        cx(T0 + 40200, "event_msg", {"type": "task_complete", "turn_id": "t1", "last_agent_message": "Plan: round once; add a test."}),
-        cx(T0 + 60000, "turn_context", {"turn_id": "t2", "cwd": "/w/shop", "model": "gpt-5.3-codex", "effort": "medium", "collaboration_mode": {"mode": "default"}}),
+        cx(
+            T0,
+            "session_meta",
+            {
+                "id": CX_SESSION,
+                "cwd": "/w/shop",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.135.0",
+                "source": "cli",
+                "model_provider": "openai",
+            },
+        ),
+        cx(
+            T0 + 200,
+            "turn_context",
+            {
+                "turn_id": "t1",
+                "cwd": "/w/shop",
+                "model": "gpt-5.5",
+                "effort": "high",
+                "collaboration_mode": {
+                    "mode": "plan",
+                    "settings": {"model": "gpt-5.5", "reasoning_effort": "high"},
+                },
+            },
+        ),
+        cx(
+            T0 + 300, "event_msg", {"type": "user_message", "message": "Plan a fix for the cart rounding bug"}
+        ),
+        cx(
+            T0 + 40000,
+            "response_item",
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Plan: round once; add a test."}],
+            },
+        ),
+        cx(
+            T0 + 40100,
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": usage,
+                    "last_token_usage": usage,
+                    "model_context_window": 258400,
+                },
+            },
+        ),
+        cx(
+            T0 + 40200,
+            "event_msg",
+            {"type": "task_complete", "turn_id": "t1", "last_agent_message": "Plan: round once; add a test."},
+        ),
+        cx(
+            T0 + 60000,
+            "turn_context",
+            {
+                "turn_id": "t2",
+                "cwd": "/w/shop",
+                "model": "gpt-5.3-codex",
+                "effort": "medium",
+                "collaboration_mode": {"mode": "default"},
+            },
+        ),
         cx(T0 + 60100, "event_msg", {"type": "user_message", "message": "Go ahead"}),
-        cx(T0 + 72000, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_b1", "input": patch1}),
-        cx(T0 + 73000, "response_item", {"type": "custom_tool_call_output", "call_id": "call_b1", "output": "apply_patch verification failed: Failed to find expected lines in src/cart.ts"}),
-        cx(T0 + 80000, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_b2", "input": patch2}),
-        cx(T0 + 81000, "response_item", {"type": "custom_tool_call_output", "call_id": "call_b2", "output": "Success. Updated the following files:\nM src/cart.ts\nA src/cart.test.ts"}),
-        cx(T0 + 125000, "response_item", {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "npm test", "workdir": "/w/shop"}), "call_id": "call_b3"}),
-        cx(T0 + 145000, "response_item", {"type": "function_call_output", "call_id": "call_b3", "output": "Process exited with code 0\nOutput:\n2 passed"}),
-        cx(T0 + 150000, "event_msg", {"type": "task_complete", "turn_id": "t2", "last_agent_message": "Fixed; tests pass.", "duration_ms": 90000}),
+        cx(
+            T0 + 72000,
+            "response_item",
+            {"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_b1", "input": patch1},
+        ),
+        cx(
+            T0 + 73000,
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_b1",
+                "output": "apply_patch verification failed: Failed to find expected lines in src/cart.ts",
+            },
+        ),
+        cx(
+            T0 + 80000,
+            "response_item",
+            {"type": "custom_tool_call", "name": "apply_patch", "call_id": "call_b2", "input": patch2},
+        ),
+        cx(
+            T0 + 81000,
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_b2",
+                "output": "Success. Updated the following files:\nM src/cart.ts\nA src/cart.test.ts",
+            },
+        ),
+        cx(
+            T0 + 125000,
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "npm test", "workdir": "/w/shop"}),
+                "call_id": "call_b3",
+            },
+        ),
+        cx(
+            T0 + 145000,
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "call_b3",
+                "output": "Process exited with code 0\nOutput:\n2 passed",
+            },
+        ),
+        cx(
+            T0 + 150000,
+            "event_msg",
+            {
+                "type": "task_complete",
+                "turn_id": "t2",
+                "last_agent_message": "Fixed; tests pass.",
+                "duration_ms": 90000,
+            },
+        ),
     ]
 
 
@@ -389,7 +639,9 @@ def git_env(home: Path) -> dict[str, str]:
     home.mkdir(parents=True, exist_ok=True)
     cfg = home / "gitconfig"
     if not cfg.exists():
-        cfg.write_text("[user]\n\temail = dev@example.com\n\tname = Dev Example\n[init]\n\tdefaultBranch = main\n")
+        cfg.write_text(
+            "[user]\n\temail = dev@example.com\n\tname = Dev Example\n[init]\n\tdefaultBranch = main\n"
+        )
     return {
         "GIT_CONFIG_GLOBAL": str(cfg),
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -401,7 +653,13 @@ def git_env(home: Path) -> dict[str, str]:
     }
 
 
-def run_git(repo: Path, *args: str, env: Mapping[str, str], when: int | None = None, author: tuple[str, str] | None = None) -> str:
+def run_git(
+    repo: Path,
+    *args: str,
+    env: Mapping[str, str],
+    when: int | None = None,
+    author: tuple[str, str] | None = None,
+) -> str:
     full = dict(os.environ)
     full.update(env)
     if when is not None:
@@ -409,10 +667,20 @@ def run_git(repo: Path, *args: str, env: Mapping[str, str], when: int | None = N
         full["GIT_COMMITTER_DATE"] = f"@{when} +0000"
     if author is not None:
         full["GIT_AUTHOR_NAME"], full["GIT_AUTHOR_EMAIL"] = author
-    return subprocess.run(["git", "-C", str(repo), *args], env=full, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], env=full, check=True, capture_output=True, text=True
+    ).stdout
 
 
-def commit_files(repo: Path, files: Mapping[str, str], message: str, *, env: Mapping[str, str], when: int, author: tuple[str, str] | None = None) -> str:
+def commit_files(
+    repo: Path,
+    files: Mapping[str, str],
+    message: str,
+    *,
+    env: Mapping[str, str],
+    when: int,
+    author: tuple[str, str] | None = None,
+) -> str:
     for rel, text in files.items():
         p = repo / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -443,7 +711,18 @@ def facts_frame(sessions: Iterable[tuple[dict[str, Any], list[Any]]]) -> Any:
     return builder.frame()
 
 
-def msg(kind: str, t: int, *, role: int = -1, model: str | None = None, provider: str | None = "anthropic", effort: str | None = None, latency: float = float("nan"), tools: Iterable[Any] = (), cost: float = float("nan")) -> Any:
+def msg(
+    kind: str,
+    t: int,
+    *,
+    role: int = -1,
+    model: str | None = None,
+    provider: str | None = "anthropic",
+    effort: str | None = None,
+    latency: float = float("nan"),
+    tools: Iterable[Any] = (),
+    cost: float = float("nan"),
+) -> Any:
     from scorecard_assets.sessions._common import Msg
 
     m = Msg(kind=kind, t_ms=t, role=role, latency_ms=latency, cost_usd=cost)
@@ -455,7 +734,9 @@ def msg(kind: str, t: int, *, role: int = -1, model: str | None = None, provider
     return m
 
 
-def edit(path: str = "/w/shop/a.ts", *, status: str = "ok", error: str = "", directory: str = "/w/shop") -> Any:
+def edit(
+    path: str = "/w/shop/a.ts", *, status: str = "ok", error: str = "", directory: str = "/w/shop"
+) -> Any:
     from scorecard_assets.sessions._common import make_tool
 
     return make_tool("edit", "error" if status == "error" else status, error, [path], directory)

@@ -29,8 +29,12 @@ def test_one_response_over_several_lines_is_one_row(tmp_path):
     lines = [
         cc_user("u1", T0, "go"),
         cc_assistant("a1", T0 + 5 * S, "msg_1", [{"type": "thinking", "thinking": "..."}], request="r1"),
-        cc_assistant("a2", T0 + 6 * S, "msg_1", [tool_use("t1", "Edit", file_path="/w/shop/a.ts")], request="r1"),
-        cc_assistant("a3", T0 + 7 * S, "msg_1", [tool_use("t2", "Bash", command="pytest")], request="r2"),  # another request
+        cc_assistant(
+            "a2", T0 + 6 * S, "msg_1", [tool_use("t1", "Edit", file_path="/w/shop/a.ts")], request="r1"
+        ),
+        cc_assistant(
+            "a3", T0 + 7 * S, "msg_1", [tool_use("t2", "Bash", command="pytest")], request="r2"
+        ),  # another request
         cc_result("u2", T0 + 8 * S, "t1", "ok"),
         cc_result("u3", T0 + 9 * S, "t2", "ok"),
     ]
@@ -42,13 +46,19 @@ def test_one_response_over_several_lines_is_one_row(tmp_path):
 
 
 def test_synthetic_model_lines_are_skipped_and_counted(tmp_path):
-    lines = [cc_user("u1", T0, "go"), cc_assistant("a1", T0 + S, "msg_1", [{"type": "text", "text": "x"}], model="<synthetic>")]
+    lines = [
+        cc_user("u1", T0, "go"),
+        cc_assistant("a1", T0 + S, "msg_1", [{"type": "text", "text": "x"}], model="<synthetic>"),
+    ]
     r = read(tmp_path, lines)
     assert list(r.facts["kind"]) == ["user"] and r.counters["lines_skipped"] == 1
 
 
 def test_resumed_copies_are_deduplicated_across_files(tmp_path):
-    lines = [cc_user("u1", T0, "go"), cc_assistant("a1", T0 + S, "msg_1", [tool_use("t1", "Edit", file_path="/w/shop/a.ts")])]
+    lines = [
+        cc_user("u1", T0, "go"),
+        cc_assistant("a1", T0 + S, "msg_1", [tool_use("t1", "Edit", file_path="/w/shop/a.ts")]),
+    ]
     F.write_jsonl(tmp_path / "projects" / "-w-shop" / "aaaa.jsonl", lines)
     copy = [dict(x, sessionId="bbbb") for x in lines] + [cc_user("u9", T0 + 60 * S, "more", session="bbbb")]
     F.write_jsonl(tmp_path / "projects" / "-w-shop" / "bbbb.jsonl", copy)
@@ -60,13 +70,25 @@ def test_resumed_copies_are_deduplicated_across_files(tmp_path):
 def test_subagent_files_are_child_sessions_folded_into_the_parent(tmp_path):
     parent = [
         cc_user("u1", T0, "go"),
-        cc_assistant("a1", T0 + 10 * S, "msg_1", [tool_use("t1", "Agent", description="x", prompt="y", subagent_type="general")]),
+        cc_assistant(
+            "a1",
+            T0 + 10 * S,
+            "msg_1",
+            [tool_use("t1", "Agent", description="x", prompt="y", subagent_type="general")],
+        ),
         cc_result("u2", T0 + 100 * S, "t1", "done"),
         cc_assistant("a2", T0 + 110 * S, "msg_2", [{"type": "text", "text": "done"}]),
     ]
     sub = [
         cc_user("s1", T0 + 20 * S, "Write the test", isSidechain=True, agentId="abc"),
-        cc_assistant("s2", T0 + 30 * S, "msg_s", [tool_use("t9", "Write", file_path="/w/shop/t.py")], isSidechain=True, agentId="abc"),
+        cc_assistant(
+            "s2",
+            T0 + 30 * S,
+            "msg_s",
+            [tool_use("t9", "Write", file_path="/w/shop/t.py")],
+            isSidechain=True,
+            agentId="abc",
+        ),
         cc_result("s3", T0 + 31 * S, "t9", "File created", isSidechain=True, agentId="abc"),
     ]
     root = tmp_path / "projects" / "-w-shop"
@@ -74,7 +96,9 @@ def test_subagent_files_are_child_sessions_folded_into_the_parent(tmp_path):
     F.write_jsonl(root / F.CC_SESSION / "subagents" / "agent-abc.jsonl", sub)
     facts = read_claude_code(tmp_path / "projects").facts
     child = facts[facts["parent_id"].notna()]
-    assert set(child["session_id"]) == {f"{F.CC_SESSION}/agent-abc"} and set(child["parent_id"]) == {F.CC_SESSION}
+    assert set(child["session_id"]) == {f"{F.CC_SESSION}/agent-abc"} and set(child["parent_id"]) == {
+        F.CC_SESSION
+    }
     res = session_cycles(facts, NO_COMMITS, [])
     row = res.cycles.iloc[0]
     assert (len(res.cycles), row.children, row.tedits, row.u, row.tpaths) == (1, 1, 1, 1, 1)
@@ -84,9 +108,19 @@ def test_plan_mode_lines_and_rejected_plans(tmp_path):
     lines = [
         cc_user("u1", T0, "go"),
         {**F.cc_env(), "type": "permission-mode", "permissionMode": "plan"},
-        cc_assistant("a1", T0 + 10 * S, "m1", [tool_use("p1", "ExitPlanMode", plan="x")], model="claude-opus-4-6"),
-        cc_result("u2", T0 + 20 * S, "p1", "The user doesn't want to proceed with this tool use. The tool use was rejected", is_error=True),
-        cc_assistant("a2", T0 + 30 * S, "m2", [tool_use("p2", "ExitPlanMode", plan="y")], model="claude-opus-4-6"),
+        cc_assistant(
+            "a1", T0 + 10 * S, "m1", [tool_use("p1", "ExitPlanMode", plan="x")], model="claude-opus-4-6"
+        ),
+        cc_result(
+            "u2",
+            T0 + 20 * S,
+            "p1",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected",
+            is_error=True,
+        ),
+        cc_assistant(
+            "a2", T0 + 30 * S, "m2", [tool_use("p2", "ExitPlanMode", plan="y")], model="claude-opus-4-6"
+        ),
         cc_result("u3", T0 + 40 * S, "p2", "User has approved your plan. You can now start coding."),
         cc_assistant("a3", T0 + 50 * S, "m3", [tool_use("e1", "Edit", file_path="/w/shop/a.ts")]),
         cc_result("u4", T0 + 51 * S, "e1", "ok"),
@@ -99,9 +133,17 @@ def test_plan_mode_lines_and_rejected_plans(tmp_path):
 def test_old_files_without_permission_mode(tmp_path):
     lines = [
         cc_user("u1", T0, "plan it"),
-        cc_assistant("a1", T0 + 10 * S, "m1", [tool_use("r1", "Read", file_path="/w/shop/a.ts")], model="claude-opus-4-6"),
+        cc_assistant(
+            "a1",
+            T0 + 10 * S,
+            "m1",
+            [tool_use("r1", "Read", file_path="/w/shop/a.ts")],
+            model="claude-opus-4-6",
+        ),
         cc_result("u2", T0 + 11 * S, "r1", "1: x"),
-        cc_assistant("a2", T0 + 20 * S, "m2", [tool_use("p1", "ExitPlanMode", plan="x")], model="claude-opus-4-6"),
+        cc_assistant(
+            "a2", T0 + 20 * S, "m2", [tool_use("p1", "ExitPlanMode", plan="x")], model="claude-opus-4-6"
+        ),
         cc_result("u3", T0 + 30 * S, "p1", "User has approved your plan."),
         cc_assistant("a3", T0 + 40 * S, "m3", [tool_use("e1", "Edit", file_path="/w/shop/a.ts")]),
         cc_result("u4", T0 + 41 * S, "e1", "ok"),
@@ -130,7 +172,10 @@ def test_costs_recorded_estimated_or_unknown(tmp_path):
 
 def test_denials_interrupts_and_errors(tmp_path):
     texts = {
-        "d1": ("Permission to use Bash has been denied because Claude Code is running in don't ask mode.", True),
+        "d1": (
+            "Permission to use Bash has been denied because Claude Code is running in don't ask mode.",
+            True,
+        ),
         "d2": ("Claude requested permissions to use Edit, but you haven't granted it yet.", True),
         "d3": ("The user doesn't want to proceed with this tool use.", True),
         "d4": ("[Request interrupted by user for tool use]", True),
@@ -138,7 +183,11 @@ def test_denials_interrupts_and_errors(tmp_path):
     }
     lines = [cc_user("u1", T0, "go")]
     for i, (tid, (text, err)) in enumerate(texts.items()):
-        lines.append(cc_assistant(f"a{i}", T0 + (2 * i + 1) * S, f"m{i}", [tool_use(tid, "Edit", file_path="/w/shop/a.ts")]))
+        lines.append(
+            cc_assistant(
+                f"a{i}", T0 + (2 * i + 1) * S, f"m{i}", [tool_use(tid, "Edit", file_path="/w/shop/a.ts")]
+            )
+        )
         lines.append(cc_result(f"r{i}", T0 + (2 * i + 2) * S, tid, text, is_error=err))
     facts = read(tmp_path, lines).facts.iloc[1:]
     assert [s[0] for s in facts["tool_status"]] == ["abort", "abort", "abort", "abort", "error"]
@@ -177,3 +226,10 @@ def test_hostile_lines_are_counted_exactly(tmp_path, monkeypatch):
     assert sorted(w.line for w in bad) == [3, 4, 5, 6, 7, 8, 10]
     assert any("cut short" in w.message for w in bad)
     assert r.source.malformed == 6
+
+
+def test_a_file_of_unknown_records_is_reported(tmp_path):
+    from scorecard_assets.sessions.warnings import SCHEMA_UNRECOGNISED
+
+    r = read(tmp_path, [{"kind": "event", "data": 1}, {"kind": "event", "data": 2}])
+    assert [w.code for w in r.warnings] == [SCHEMA_UNRECOGNISED] and len(r.facts) == 0

@@ -24,11 +24,32 @@ def write(root, lines, sid=SID, folder="sessions/2026/03/02", tail=b""):
 
 
 def meta(sid=SID, ms=T0, **extra):
-    return cx(ms, "session_meta", {"id": sid, "timestamp": F.iso(ms), "cwd": "/w/api", "cli_version": "0.150.0", "model_provider": "openai", **extra})
+    return cx(
+        ms,
+        "session_meta",
+        {
+            "id": sid,
+            "timestamp": F.iso(ms),
+            "cwd": "/w/api",
+            "cli_version": "0.150.0",
+            "model_provider": "openai",
+            **extra,
+        },
+    )
 
 
 def turn(ms, mode="default", model="gpt-5.3-codex"):
-    return cx(ms, "turn_context", {"turn_id": f"t{ms}", "cwd": "/w/api", "model": model, "effort": "medium", "collaboration_mode": {"mode": mode}})
+    return cx(
+        ms,
+        "turn_context",
+        {
+            "turn_id": f"t{ms}",
+            "cwd": "/w/api",
+            "model": model,
+            "effort": "medium",
+            "collaboration_mode": {"mode": mode},
+        },
+    )
 
 
 def test_legacy_flat_rollout(tmp_path):
@@ -36,12 +57,34 @@ def test_legacy_flat_rollout(tmp_path):
     lines = [
         {"id": SID, "timestamp": "2025-06-01T10:00:00.000Z", "instructions": None},
         {"record_type": "state"},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>cwd</environment_context>"}]},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "<environment_context>cwd</environment_context>"}],
+        },
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
-        {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["apply_patch", patch]}), "call_id": "c1"},
-        {"type": "function_call_output", "call_id": "c1", "output": json.dumps({"output": "Done!", "metadata": {"exit_code": 0}})},
-        {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]}), "call_id": "c2"},
-        {"type": "function_call_output", "call_id": "c2", "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1}})},
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": json.dumps({"command": ["apply_patch", patch]}),
+            "call_id": "c1",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": json.dumps({"output": "Done!", "metadata": {"exit_code": 0}}),
+        },
+        {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]}),
+            "call_id": "c2",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c2",
+            "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1}}),
+        },
     ]
     r = read_codex(write(tmp_path, lines).parents[3])
     facts = r.facts
@@ -58,7 +101,11 @@ def test_subagent_replay_is_skipped_and_the_child_folds(tmp_path):
         meta(),
         turn(T0 + 100),
         cx(T0 + 200, "event_msg", {"type": "user_message", "message": "go"}),
-        cx(T0 + 5 * S, "response_item", {"type": "function_call", "name": "spawn_agent", "arguments": "{}", "call_id": "s1"}),
+        cx(
+            T0 + 5 * S,
+            "response_item",
+            {"type": "function_call", "name": "spawn_agent", "arguments": "{}", "call_id": "s1"},
+        ),
         cx(T0 + 60 * S, "response_item", {"type": "function_call_output", "call_id": "s1", "output": "done"}),
     ]
     child_id = "019c8f3e-1111-7d2b-9c41-5e6f7a8b9c0d"
@@ -68,11 +115,22 @@ def test_subagent_replay_is_skipped_and_the_child_folds(tmp_path):
         # the replayed parent prefix
         turn(T0 + 100),
         cx(T0 + 200, "event_msg", {"type": "user_message", "message": "go"}),
-        cx(T0 + 300, "event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 5}}}),
+        cx(
+            T0 + 300, "event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 5}}}
+        ),
         # its own work
         turn(T0 + 11 * S),
         cx(T0 + 11 * S + 100, "event_msg", {"type": "user_message", "message": "write the test"}),
-        cx(T0 + 20 * S, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p1", "input": "*** Begin Patch\n*** Add File: t.py\n+x\n*** End Patch"}),
+        cx(
+            T0 + 20 * S,
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "call_id": "p1",
+                "input": "*** Begin Patch\n*** Add File: t.py\n+x\n*** End Patch",
+            },
+        ),
         cx(T0 + 21 * S, "event_msg", {"type": "patch_apply_end", "call_id": "p1", "success": True}),
     ]
     write(tmp_path, parent)
@@ -91,7 +149,12 @@ def test_archived_copies_lose_to_the_live_folder(tmp_path):
     write(tmp_path, lines)
     write(tmp_path, lines, folder="archived_sessions")
     other = "019c8f3e-2222-7d2b-9c41-5e6f7a8b9c0d"
-    write(tmp_path, [meta(other), turn(T0 + 100), cx(T0 + 300, "event_msg", {"type": "user_message", "message": "x"})], sid=other, folder="archived_sessions")
+    write(
+        tmp_path,
+        [meta(other), turn(T0 + 100), cx(T0 + 300, "event_msg", {"type": "user_message", "message": "x"})],
+        sid=other,
+        folder="archived_sessions",
+    )
     facts = dedupe_facts(read_codex(tmp_path / "sessions").facts)
     by = facts.groupby("session_id")["source"].first().to_dict()
     assert "/sessions/" in by[SID] and "archived_sessions" in by[other]
@@ -105,7 +168,12 @@ def test_tokens_from_last_usage_else_growth_of_totals(tmp_path):
         return cx(ms, "event_msg", {"type": "token_count", "info": info})
 
     u = {"input_tokens": 1000, "cached_input_tokens": 400, "output_tokens": 50, "reasoning_output_tokens": 10}
-    u2 = {"input_tokens": 2500, "cached_input_tokens": 900, "output_tokens": 80, "reasoning_output_tokens": 10}
+    u2 = {
+        "input_tokens": 2500,
+        "cached_input_tokens": 900,
+        "output_tokens": 80,
+        "reasoning_output_tokens": 10,
+    }
     say = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "x"}]}
     lines = [
         meta(),
@@ -131,12 +199,47 @@ def test_end_events_and_aborted_turns(tmp_path):
         meta(),
         turn(T0 + 100),
         cx(T0 + 200, "event_msg", {"type": "user_message", "message": "go"}),
-        cx(T0 + 1 * S, "response_item", {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cargo test"}), "call_id": "e1"}),
+        cx(
+            T0 + 1 * S,
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "cargo test"}),
+                "call_id": "e1",
+            },
+        ),
         cx(T0 + 2 * S, "event_msg", {"type": "exec_command_end", "call_id": "e1", "exit_code": 101}),
-        cx(T0 + 3 * S, "response_item", {"type": "function_call_output", "call_id": "e1", "output": "Exit code: 0"}),  # the end event wins
-        cx(T0 + 4 * S, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p1", "input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"}),
-        cx(T0 + 5 * S, "event_msg", {"type": "patch_apply_end", "call_id": "p1", "success": False, "stderr": "context mismatch"}),
-        cx(T0 + 6 * S, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "call_id": "p2", "input": "*** Begin Patch\n*** Update File: b.py\n*** End Patch"}),
+        cx(
+            T0 + 3 * S,
+            "response_item",
+            {"type": "function_call_output", "call_id": "e1", "output": "Exit code: 0"},
+        ),  # the end event wins
+        cx(
+            T0 + 4 * S,
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "call_id": "p1",
+                "input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch",
+            },
+        ),
+        cx(
+            T0 + 5 * S,
+            "event_msg",
+            {"type": "patch_apply_end", "call_id": "p1", "success": False, "stderr": "context mismatch"},
+        ),
+        cx(
+            T0 + 6 * S,
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "call_id": "p2",
+                "input": "*** Begin Patch\n*** Update File: b.py\n*** End Patch",
+            },
+        ),
         cx(T0 + 7 * S, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
     ]
     facts = read_codex(write(tmp_path, lines).parents[3]).facts.iloc[1:]
@@ -148,13 +251,17 @@ def test_end_events_and_aborted_turns(tmp_path):
 def test_plan_role_from_task_started_kind(tmp_path):
     lines = [
         meta(),
-        cx(T0 + 50, "event_msg", {"type": "task_started", "turn_id": "t1", "collaboration_mode_kind": "plan"}),
+        cx(
+            T0 + 50, "event_msg", {"type": "task_started", "turn_id": "t1", "collaboration_mode_kind": "plan"}
+        ),
         cx(T0 + 200, "event_msg", {"type": "user_message", "message": "plan"}),
         cx(T0 + 1 * S, "response_item", {"type": "message", "role": "assistant", "content": []}),
     ]
     facts = read_codex(write(tmp_path, lines).parents[3]).facts
     assert list(facts["role"]) == [1, 1]
-    assert facts["model"].iloc[1] != facts["model"].iloc[1] or facts["model"].iloc[1] is None  # no turn_context: no model
+    assert (
+        facts["model"].iloc[1] != facts["model"].iloc[1] or facts["model"].iloc[1] is None
+    )  # no turn_context: no model
 
 
 def test_hostile_lines_are_counted_exactly(tmp_path):
@@ -166,10 +273,23 @@ def test_hostile_lines_are_counted_exactly(tmp_path):
         '{"timestamp": 17, "type": "event_msg", "payload": {"type": "user_message"}}',
         json.dumps(cx(T0 + 2 * S, "event_msg", {"type": "token_count", "info": "lots"})),
         json.dumps(cx(T0 + 3 * S, "mystery", {})),
-        json.dumps(cx(T0 + 4 * S, "response_item", {"type": "function_call", "name": "exec_command", "arguments": "{not json", "call_id": 5})),
+        json.dumps(
+            cx(
+                T0 + 4 * S,
+                "response_item",
+                {"type": "function_call", "name": "exec_command", "arguments": "{not json", "call_id": 5},
+            )
+        ),
     ]
     r = read_codex(write(tmp_path, lines, tail=b'{"timestamp": "2026').parents[3])
     c = r.counters
     assert c["lines_lines"] == 9
     assert (c["lines_blank"], c["lines_used"], c["lines_ignored"], c["lines_malformed"]) == (1, 3, 1, 4)
     assert len(r.facts) == 1  # the tool call row
+
+
+def test_a_file_of_unknown_records_is_reported(tmp_path):
+    from scorecard_assets.sessions.warnings import SCHEMA_UNRECOGNISED
+
+    r = read_codex(write(tmp_path, [{"event": "x"}, {"event": "y"}]).parents[3])
+    assert [w.code for w in r.warnings] == [SCHEMA_UNRECOGNISED]

@@ -40,7 +40,9 @@ def test_defaults_follow_each_cli_and_its_environment(tmp_path):
     }
     assert {p for k, p in paths if k == "claude-code"} == {tmp_path / "c1/projects", tmp_path / "c2/projects"}
     assert {p for k, p in paths if k == "codex"} == {tmp_path / "cx/sessions"}
-    specs = resolve_stores(SessionsConfig(), env={"OPENCODE_DB": "custom.db", "XDG_DATA_HOME": str(tmp_path / "xdg")}, home=home)
+    specs = resolve_stores(
+        SessionsConfig(), env={"OPENCODE_DB": "custom.db", "XDG_DATA_HOME": str(tmp_path / "xdg")}, home=home
+    )
     assert [s.path for s in specs if s.kind == "opencode"] == [tmp_path / "xdg/opencode/custom.db"]
 
 

@@ -122,13 +122,18 @@ def test_dominant_model_per_phase_with_ties_and_effort():
 
 def test_latency_bounds_and_upper_median():
     lats = [0.0, -5.0, 600_000.0, 600_001.0, 1500.0, 2500.0]
-    msgs = [msg("user", T0)] + [msg("assistant", T0 + (i + 1) * S, role=BUILD, latency=v) for i, v in enumerate(lats)]
+    msgs = [msg("user", T0)] + [
+        msg("assistant", T0 + (i + 1) * S, role=BUILD, latency=v) for i, v in enumerate(lats)
+    ]
     _, frame = rows(msgs)
     # kept: 600000, 1500, 2500 -> sorted [1500, 2500, 600000], upper middle = 2500
     assert frame["latmed"].iloc[0] == 2.5
     _, frame = rows([msg("user", T0), msg("assistant", T0 + S, role=BUILD)])
     assert frame["latmed"].iloc[0] == -1
-    _, frame = rows([msg("user", T0)] + [msg("assistant", T0 + (i + 1) * S, role=BUILD, latency=v) for i, v in enumerate([1000.0, 3000.0])])
+    _, frame = rows(
+        [msg("user", T0)]
+        + [msg("assistant", T0 + (i + 1) * S, role=BUILD, latency=v) for i, v in enumerate([1000.0, 3000.0])]
+    )
     assert frame["latmed"].iloc[0] == 3.0  # even count: sorted[len // 2]
 
 
@@ -144,7 +149,10 @@ def test_latency_bounds_and_upper_median():
     ],
 )
 def test_abort_error_and_migration_texts(text, eerr, abort):
-    msgs = [msg("user", T0), msg("assistant", T0 + S, role=BUILD, tools=[edit(status="error", error=text), edit()])]
+    msgs = [
+        msg("user", T0),
+        msg("assistant", T0 + S, role=BUILD, tools=[edit(status="error", error=text), edit()]),
+    ]
     _, frame = rows(msgs)
     row = frame.iloc[0]
     assert (row.tedits, row.teerr, row.tabort) == (2, eerr, abort)
@@ -163,7 +171,9 @@ def test_abort_error_and_migration_texts(text, eerr, abort):
     ],
 )
 def test_verify_after_last_edit(tools_by_msg, tver):
-    msgs = [msg("user", T0)] + [msg("assistant", T0 + (i + 1) * S, role=BUILD, tools=t) for i, t in enumerate(tools_by_msg)]
+    msgs = [msg("user", T0)] + [
+        msg("assistant", T0 + (i + 1) * S, role=BUILD, tools=t) for i, t in enumerate(tools_by_msg)
+    ]
     _, frame = rows(msgs)
     assert frame["tver"].iloc[0] == tver
 
@@ -197,10 +207,30 @@ def test_tree_folding_assigns_children_by_first_message():
         msg("assistant", T0 + 20 * S, role=PLAN),
         msg("assistant", T0 + 30 * S, role=BUILD),
     ]
-    child_a = [msg("user", T0 + 15 * S), msg("assistant", T0 + 16 * S, role=BUILD, tools=[edit(), edit(status="error", error="boom")], cost=0.5)]
-    child_b = [msg("user", T0 + 25 * S), msg("assistant", T0 + 26 * S, role=BUILD, tools=[edit(status="abort", error="Tool execution aborted")], cost=0.25)]
-    grandchild = [msg("user", T0 + 27 * S), msg("assistant", T0 + 28 * S, role=BUILD, tools=[shell("pytest")], cost=0.125)]
-    early = [msg("user", T0 - 50 * S), msg("assistant", T0 - 40 * S, role=BUILD)]  # before the parent: clamped to cycle 0
+    child_a = [
+        msg("user", T0 + 15 * S),
+        msg(
+            "assistant", T0 + 16 * S, role=BUILD, tools=[edit(), edit(status="error", error="boom")], cost=0.5
+        ),
+    ]
+    child_b = [
+        msg("user", T0 + 25 * S),
+        msg(
+            "assistant",
+            T0 + 26 * S,
+            role=BUILD,
+            tools=[edit(status="abort", error="Tool execution aborted")],
+            cost=0.25,
+        ),
+    ]
+    grandchild = [
+        msg("user", T0 + 27 * S),
+        msg("assistant", T0 + 28 * S, role=BUILD, tools=[shell("pytest")], cost=0.125),
+    ]
+    early = [
+        msg("user", T0 - 50 * S),
+        msg("assistant", T0 - 40 * S, role=BUILD),
+    ]  # before the parent: clamped to cycle 0
     frame = facts_frame(
         [
             ({"session_id": "p", "directory": "/w/shop", "agent": "build", "cost_usd": 1.0}, parent),
@@ -231,7 +261,10 @@ def test_parent_loops_do_not_hide_sessions():
     frame = facts_frame(
         [
             ({"session_id": "a", "parent_id": "b"}, [msg("user", T0), msg("assistant", T0 + S, role=BUILD)]),
-            ({"session_id": "b", "parent_id": "a"}, [msg("user", T0 + 2 * S), msg("assistant", T0 + 3 * S, role=BUILD)]),
+            (
+                {"session_id": "b", "parent_id": "a"},
+                [msg("user", T0 + 2 * S), msg("assistant", T0 + 3 * S, role=BUILD)],
+            ),
         ]
     )
     cut = cut_sessions(frame)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from scorecard_assets.config import PriceConfig
+from scorecard_assets.schemas import CYCLES, contract_problems
 from scorecard_assets.sessions.claude_code import read_claude_code
 from scorecard_assets.sessions.codex import read_codex
 from scorecard_assets.sessions.cycles import cut_sessions
@@ -17,7 +18,6 @@ from scorecard_assets.sessions.git_log import parse_log
 from scorecard_assets.sessions.opencode import read_opencode
 from scorecard_assets.sessions.pipeline import session_cycles
 from scorecard_assets.sessions.schema import SESSION_CYCLES, SESSION_FACTS
-from scorecard_assets.schemas import CYCLES, contract_problems
 
 from . import factories as F
 

@@ -16,7 +16,9 @@ def setup(tmp_path):
     env = git_env(tmp_path / "home")
     dev = tmp_path / "dev"
     shop = init_repo(dev / "shop", env)
-    commit_files(shop, {"src/util/round.ts": "a\n", "a.txt": "x\n", "src/lib/x.ts": "y\n"}, "one", env=env, when=WHEN)
+    commit_files(
+        shop, {"src/util/round.ts": "a\n", "a.txt": "x\n", "src/lib/x.ts": "y\n"}, "one", env=env, when=WHEN
+    )
     run_git(shop, "mv", "src/util/round.ts", "src/lib/round.ts", env=env)
     (shop / "docs").mkdir()
     run_git(shop, "mv", "a.txt", "docs/b.txt", env=env)
@@ -43,7 +45,9 @@ def test_renames_worktrees_and_clones(tmp_path):
     assert commits["hash"].is_unique and len(commits) == 3
     renames = commits.loc[commits["at"] == WHEN + 60, "files"].iloc[0]
     assert sorted(renames) == ["docs/b.txt", "src/lib/round.ts", "src/x.ts"]
-    assert set(commits.loc[commits["at"] == WHEN + 120, "files"].iloc[0]) == {"src/feature.ts"}  # the worktree branch
+    assert set(commits.loc[commits["at"] == WHEN + 120, "files"].iloc[0]) == {
+        "src/feature.ts"
+    }  # the worktree branch
     assert set(commits["identity"]) == {"dev@example.com"}
     assert all(s.tips for s in states.values())
 

@@ -25,7 +25,9 @@ def stores(tmp_path):
     F.write_jsonl(projects / "-w-api" / "other.jsonl", [cc_user("x1", T0, "hello", session="other")])
     sessions = tmp_path / "codex" / "sessions"
     F.write_jsonl(sessions / F.CX_FILE, F.section_5_3())
-    cfg = SessionsConfig(opencode=[db], claude_code=[projects], codex=[sessions], repo_roots=[tmp_path / "dev"])
+    cfg = SessionsConfig(
+        opencode=[db], claude_code=[projects], codex=[sessions], repo_roots=[tmp_path / "dev"]
+    )
     return cfg, db, projects, sessions
 
 
@@ -55,9 +57,32 @@ def test_appended_message_and_lines_and_new_file(tmp_path):
     conn.commit()
     conn.close()
     with (projects / "-w-api" / "other.jsonl").open("a") as fh:
-        fh.write(json.dumps(cc_assistant("x2", T0 + 5 * S, "m9", [tool_use("t", "Edit", file_path="/w/api/a.py")], session="other")) + "\n")
-    new_rollout = sessions / "2026" / "03" / "03" / "rollout-2026-03-03T09-00-00-019c8f3e-aaaa-7d2b-9c41-5e6f7a8b9c0d.jsonl"
-    F.write_jsonl(new_rollout, [F.cx(T0 + 86_400_000, "session_meta", {"id": "019c8f3e-aaaa-7d2b-9c41-5e6f7a8b9c0d", "cwd": "/w/shop"}), F.cx(T0 + 86_400_100, "event_msg", {"type": "user_message", "message": "x"})])
+        fh.write(
+            json.dumps(
+                cc_assistant(
+                    "x2", T0 + 5 * S, "m9", [tool_use("t", "Edit", file_path="/w/api/a.py")], session="other"
+                )
+            )
+            + "\n"
+        )
+    new_rollout = (
+        sessions
+        / "2026"
+        / "03"
+        / "03"
+        / "rollout-2026-03-03T09-00-00-019c8f3e-aaaa-7d2b-9c41-5e6f7a8b9c0d.jsonl"
+    )
+    F.write_jsonl(
+        new_rollout,
+        [
+            F.cx(
+                T0 + 86_400_000,
+                "session_meta",
+                {"id": "019c8f3e-aaaa-7d2b-9c41-5e6f7a8b9c0d", "cwd": "/w/shop"},
+            ),
+            F.cx(T0 + 86_400_100, "event_msg", {"type": "user_message", "message": "x"}),
+        ],
+    )
     warm = read_sessions(cfg, state=round_trip(first.state), previous=first.facts)
     reread = {k.split(":", 1)[0]: v for k, v in warm.reread.items()}
     assert reread["opencode"] == {F.SESSION}
@@ -88,7 +113,9 @@ def test_a_changed_price_table_reads_everything_again(tmp_path):
 
     cfg, *_ = stores(tmp_path)
     first = read_sessions(cfg)
-    warm = read_sessions(cfg, state=first.state, previous=first.facts, prices={"gpt-5.5": PriceConfig(input=1, output=1)})
+    warm = read_sessions(
+        cfg, state=first.state, previous=first.facts, prices={"gpt-5.5": PriceConfig(input=1, output=1)}
+    )
     assert sum(len(u) for u in warm.reread.values()) == 4
 
 

@@ -33,9 +33,24 @@ def v1_session(conn, sid, t0, *, path="/w/shop/src/a.ts", title="src/a.ts"):
         },
         parts=[
             {"type": "text", "text": "ok"},
-            {"type": "tool", "tool": "edit", "callID": "c1", "state": {"status": "completed", "input": {"filePath": path}, "title": title}},
-            {"type": "tool", "tool": "edit", "callID": "c2", "state": {"status": "error", "input": {"filePath": path}, "error": "Tool execution aborted"}},
-            {"type": "tool", "tool": "bash", "callID": "c3", "state": {"status": "completed", "input": {"command": "pytest -q"}}},
+            {
+                "type": "tool",
+                "tool": "edit",
+                "callID": "c1",
+                "state": {"status": "completed", "input": {"filePath": path}, "title": title},
+            },
+            {
+                "type": "tool",
+                "tool": "edit",
+                "callID": "c2",
+                "state": {"status": "error", "input": {"filePath": path}, "error": "Tool execution aborted"},
+            },
+            {
+                "type": "tool",
+                "tool": "bash",
+                "callID": "c3",
+                "state": {"status": "completed", "input": {"command": "pytest -q"}},
+            },
         ],
     )
 
@@ -153,13 +168,32 @@ def test_hostile_rows_are_reported_not_fatal(tmp_path):
     F.add_v2_message(conn, "m2", "ses_h", "assistant", 1, F.T0 + 1, "{not json")
     F.add_v2_message(conn, "m3", "ses_h", "assistant", 2, "yesterday", F.assistant(F.T0 + 2))
     F.add_v2_message(
-        conn, "m4", "ses_h", "assistant", 3, F.T0 + 3, {"agent": "build", "model": "gpt", "content": "x", "tokens": {"input": "many"}}
+        conn,
+        "m4",
+        "ses_h",
+        "assistant",
+        3,
+        F.T0 + 3,
+        {"agent": "build", "model": "gpt", "content": "x", "tokens": {"input": "many"}},
     )
-    F.add_v2_message(conn, "m5", "ses_h", "assistant", 4, F.T0 + 4, {"agent": "build", "content": [{"type": "tool", "name": 7, "state": []}]})
+    F.add_v2_message(
+        conn,
+        "m5",
+        "ses_h",
+        "assistant",
+        4,
+        F.T0 + 4,
+        {"agent": "build", "content": [{"type": "tool", "name": 7, "state": []}]},
+    )
     conn.commit()
     conn.close()
     read = read_opencode(db)
-    assert list(read.facts["kind"]) == ["user", "assistant", "assistant", "assistant"]  # m3 has no usable time
+    assert list(read.facts["kind"]) == [
+        "user",
+        "assistant",
+        "assistant",
+        "assistant",
+    ]  # m3 has no usable time
     assert len(read.warnings) == 3  # m2 data, m3 time, m4 tokens.input
     assert read.facts["session_cost_usd"].isna().all()
 

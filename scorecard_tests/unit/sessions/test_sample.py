@@ -19,7 +19,11 @@ from scorecard_assets.sessions.pipeline import read_commits, read_sessions, sess
 
 
 def digests(root):
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,9 @@ def sample(tmp_path_factory):
     env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
     facts = read_sessions(cfg)
     commits = read_commits(cfg, env=env)
-    res = session_cycles(facts.facts, commits.commits, commits.repos, seeds=commits.seeds, path_map=cfg.path_map)
+    res = session_cycles(
+        facts.facts, commits.commits, commits.repos, seeds=commits.seeds, path_map=cfg.path_map
+    )
     return root, dev, facts, commits, res
 
 
@@ -67,7 +73,9 @@ def test_the_pool_ranks_with_intervals_and_every_ship_state(sample):
     assert (judged["tshipe"] == 1).any()  # pending
     pairings = judged.groupby(["pm", "bm"]).size()
     assert (pairings >= MIN_JUDGED).sum() >= 3
-    scored = attach_intervals(score_cycles(res.pooled, generated="2026-11-23T00:00:00Z"), res.pooled, resamples=200, seed=7)
+    scored = attach_intervals(
+        score_cycles(res.pooled, generated="2026-11-23T00:00:00Z"), res.pooled, resamples=200, seed=7
+    )
     groups = scored["views"]["famCombo"]["groups"]
     assert len(groups) >= 3
     assert all(g.get("interval") for g in groups)

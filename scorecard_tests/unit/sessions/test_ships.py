@@ -18,7 +18,9 @@ ME = "me@x"
 
 def session(sid, start, *steps, directory="/r/shop", parent=None, role=2):
     """``steps`` = (offset ms, [tools]) after a user turn at ``start``."""
-    msgs = [msg("user", start)] + [msg("assistant", start + off, role=role, tools=tools) for off, tools in steps]
+    msgs = [msg("user", start)] + [
+        msg("assistant", start + off, role=role, tools=tools) for off, tools in steps
+    ]
     return ({"session_id": sid, "directory": directory, "agent": "build", "parent_id": parent}, msgs)
 
 
@@ -38,7 +40,9 @@ def run(sessions, rows, *, now=None, seeds=(ME,), repos=(REPO,)):
     cut = cut_sessions(facts_frame(sessions))
     trees = fold(cut)
     res = attribute(cut, trees, commits(*rows), list(repos), seeds=seeds, now_ms=now)
-    states = {(t.session.session_id, t.cycle.index): res.states[(t.session.key, t.cycle.index)] for t in trees}
+    states = {
+        (t.session.session_id, t.cycle.index): res.states[(t.session.key, t.cycle.index)] for t in trees
+    }
     return res, states
 
 
@@ -74,7 +78,11 @@ def test_claims_keep_an_edit_for_one_commit():
 def test_same_second_commits_share_the_edits():
     a = session("a", T0, (S, [edit("/r/shop/src/a.ts"), edit("/r/shop/src/b.ts")]))
     at = T0 + H
-    res, _ = run([a], [(at, ["src/a.ts"], ME), (at, ["src/a.ts", "src/b.ts"], ME), (at + S, ["src/a.ts"], ME)], now=LATE)
+    res, _ = run(
+        [a],
+        [(at, ["src/a.ts"], ME), (at, ["src/a.ts", "src/b.ts"], ME), (at + S, ["src/a.ts"], ME)],
+        now=LATE,
+    )
     files = res.credits[res.credits["basis"] == "files"]
     assert len(files) == 2  # both commits of the batch; the next second finds the edits claimed
     assert list(res.credits.loc[res.credits["at"] == (at + S) // 1000, "basis"]) == ["manual"]
@@ -154,14 +162,29 @@ def test_a_ship_after_seven_days_does_not_count():
 
 def test_a_shipped_child_ships_the_tree():
     parent = session("p", T0, (S, []), (20 * S, []))
-    child = session("c", T0 + 10 * S, (S, [edit("/r/shop-wt/src/a.ts")]), parent="p")  # edited in the worktree
+    child = session(
+        "c", T0 + 10 * S, (S, [edit("/r/shop-wt/src/a.ts")]), parent="p"
+    )  # edited in the worktree
     res, st = run([parent, child], [(T0 + H, ["src/a.ts"], ME)], now=LATE)
     assert st == {("p", 0): st[("p", 0)]} and st[("p", 0)].tship == 1
 
 
 def test_path_map_moves_recorded_paths():
-    a = session("a", T0, (S, [edit("/old/home/shop/src/a.ts", directory="/old/home/shop")]), directory="/old/home/shop")
+    a = session(
+        "a",
+        T0,
+        (S, [edit("/old/home/shop/src/a.ts", directory="/old/home/shop")]),
+        directory="/old/home/shop",
+    )
     cut = cut_sessions(facts_frame([a]))
     trees = fold(cut)
-    res = attribute(cut, trees, commits((T0 + H, ["src/a.ts"], ME)), [REPO], seeds=[ME], path_map={"/old/home": "/r"}, now_ms=LATE)
+    res = attribute(
+        cut,
+        trees,
+        commits((T0 + H, ["src/a.ts"], ME)),
+        [REPO],
+        seeds=[ME],
+        path_map={"/old/home": "/r"},
+        now_ms=LATE,
+    )
     assert res.states[(("opencode", "a"), 0)].tship == 1
