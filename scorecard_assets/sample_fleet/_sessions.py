@@ -47,6 +47,13 @@ REPOS = {
 }
 WORKTREE = ("shop", "shop-wt", "feature")  # repo, worktree folder, branch
 MARKER = ".sessions-sample.json"
+# USD per million tokens, for the stores that record tokens but no cost (Claude Code, Codex).
+SAMPLE_PRICES = {
+    "claude-opus-4.6": {"input": 5.0, "output": 25.0, "cached_input": 0.5, "cache_write": 6.25},
+    "claude-sonnet-4.5": {"input": 3.0, "output": 15.0, "cached_input": 0.3, "cache_write": 3.75},
+    "gpt-5.5": {"input": 1.25, "output": 10.0, "cached_input": 0.125},
+    "gpt-5.3-codex": {"input": 1.25, "output": 10.0, "cached_input": 0.125},
+}
 DAY_MS = 86_400_000
 
 
@@ -909,9 +916,11 @@ def materialise_sample_git(sample_dir: Path, state_dir: Path) -> Path:
 
 def sample_sessions_config(sample_dir: Path, dev: Path) -> Any:
     """The ``SessionsConfig`` that reads the sample (stores as written, repos as materialised)."""
+    from ..config import PriceConfig
     from ..sessions.config import SessionsConfig
 
     return SessionsConfig(
+        prices={model: PriceConfig(**price) for model, price in SAMPLE_PRICES.items()},
         enabled=True,
         opencode=[sample_dir / "opencode" / "opencode.db"],
         claude_code=[sample_dir / "claude" / "projects"],

@@ -338,6 +338,10 @@ class Problems:
             )
         )
 
+    def count(self, code: str) -> int:
+        """Problems of ``code`` recorded so far (individual and summarised alike)."""
+        return self._count.get(code, 0)
+
     def close(self) -> list[DataWarning]:
         out = list(self.warnings)
         for code, lines in self._over.items():

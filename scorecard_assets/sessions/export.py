@@ -293,3 +293,17 @@ def load_install(path: Path) -> str:
     value = new_install_id()
     path.write_text(value + "\n")
     return value
+
+
+def make_export(
+    cycles: pd.DataFrame,
+    facts: pd.DataFrame,
+    commits: pd.DataFrame | None,
+    *,
+    install: str,
+    generated: str | None = None,
+) -> Export:
+    """The export of ``cycles`` with every private string of ``facts`` and ``commits`` kept out."""
+    return contributed_rows(
+        cycles, install=install, private=private_strings(facts, commits), generated=generated
+    )

@@ -49,20 +49,16 @@ from ._common import (
 )
 from ._store import StoreRead
 from .state import StoreState
-from .warnings import SCHEMA_UNRECOGNISED, STORE_UNREADABLE
+from .warnings import LINE_MALFORMED, SCHEMA_UNRECOGNISED, STORE_UNREADABLE
 
 KIND = "opencode"
 SOURCE = "sessions: opencode"
-# The role switch is read the way ocInsights reads it: an "agent" key in the first 400 characters.
+# The role switch (docs/sessions.md, "Cycles"): an "agent" key within the first 400 characters of the JSON.
 AGENT_RE = re.compile(r'"agent"\s*:\s*"([^"\\]*)"')
 AGENT_WINDOW = 400
 MESSAGE_TYPES = ("user", "assistant", "compaction")
 CHUNK = 500
 SHELL_NAMES = frozenset({"bash", "shell"})
-
-
-class SnapshotNeeded(Exception):
-    pass
 
 
 def _uri(path: Path) -> str:
@@ -515,6 +511,7 @@ def read_opencode(
 
     def result(facts=None, units=None, present=None, st=None) -> StoreRead:
         stat.rows = 0 if facts is None else len(facts)
+        stat.malformed = problems.count(LINE_MALFORMED)
         return StoreRead(
             kind=KIND,
             path=source,

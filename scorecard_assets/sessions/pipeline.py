@@ -35,7 +35,14 @@ from .opencode import read_opencode
 from .schema import SESSION_CYCLES
 from .ships import ShipResult, attribute
 from .state import SessionsState, StoreState, store_key
-from .warnings import CYCLES_ASSET, CYCLES_PENDING, NO_EDIT_PATHS
+from .warnings import (
+    COST_ESTIMATED,
+    COST_UNPRICED,
+    CYCLES_ASSET,
+    CYCLES_PENDING,
+    NO_EDIT_PATHS,
+    RECORDS_ASSET,
+)
 
 READERS = {"opencode": read_opencode, "claude-code": read_claude_code, "codex": read_codex}
 
@@ -141,7 +148,7 @@ def read_sessions(
     frames = [p for p in parts if len(p)]
     facts = pd.concat(frames, ignore_index=True) if frames else empty_facts()
     facts = dedupe_facts(facts)
-    warnings = [w for r in reads for w in r.warnings]
+    warnings = [w for r in reads for w in r.warnings] + cost_warnings(facts)
     sources = [r.source for r in reads if r.source is not None]
     counters: dict[str, Any] = {"rows": len(facts), "stores": {}}
     for r in reads:
@@ -154,6 +161,46 @@ def read_sessions(
         counters=counters,
         reread={store_key(r.kind, r.path): set(r.units) for r in reads},
     )
+
+
+def cost_warnings(facts: pd.DataFrame) -> list[DataWarning]:
+    """One warning per store for estimated costs, and one naming the models without a price."""
+    if facts.empty:
+        return []
+    out: list[DataWarning] = []
+    assistant = facts["kind"] == "assistant"
+    tokens = facts[["input_tokens", "output_tokens", "cache_read_tokens"]].notna().any(axis=1)
+    for store in sorted(set(facts["store"])):
+        mine = facts["store"] == store
+        estimated = int((mine & facts["cost_is_estimate"]).sum())
+        if estimated:
+            out.append(
+                DataWarning(
+                    code=COST_ESTIMATED,
+                    asset=RECORDS_ASSET,
+                    message=(
+                        f"{estimated} {render_value(store)} step(s) carry no recorded cost; their cost is"
+                        " tokens x the configured price table (an estimate)"
+                    ),
+                    values={"store": store, "steps": estimated},
+                )
+            )
+        unpriced = mine & assistant & tokens & facts["cost_usd"].isna()
+        if unpriced.any():
+            models = sorted({str(m) for m in facts.loc[unpriced, "model"].dropna()})
+            shown = ", ".join(render_value(m) for m in models[:5]) or "(unlisted)"
+            out.append(
+                DataWarning(
+                    code=COST_UNPRICED,
+                    asset=RECORDS_ASSET,
+                    message=(
+                        f"{int(unpriced.sum())} {render_value(store)} step(s) report tokens of model(s)"
+                        f" {shown} that the price table does not know; their cost counts as 0"
+                    ),
+                    values={"store": store, "steps": int(unpriced.sum()), "models": len(models)},
+                )
+            )
+    return out
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The cycle-cutting rules of pragmatikos.md section 2, one at a time, on facts built directly."""
+"""The cycle-cutting rules (docs/sessions.md, "Cycles"), one at a time, on facts built directly."""
 
 from __future__ import annotations
 

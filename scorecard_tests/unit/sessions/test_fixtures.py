@@ -1,6 +1,6 @@
 """The fixtures of sessions.md section 5, read by each store's reader and cut by hand.
 
-Where the fixture's stated figures disagree with the rules of pragmatikos.md section 2 the rules
+Where the fixture's stated figures disagree with the cycle rules (docs/sessions.md, "Cycles") the rules
 win: the OpenCode fixture has three assistant messages, so ``a`` is 3 (the text says 4).
 """
 

@@ -131,3 +131,19 @@ def test_commits_incremental_through_the_pipeline(tmp_path):
     assert warm.counters["incremental"] == 1 and warm.counters["commits_read"] == 1
     fresh = read_commits(cfg, env=env)
     pd.testing.assert_frame_equal(warm.commits, fresh.commits)
+
+
+def test_cost_warnings_per_store(tmp_path):
+    from scorecard_assets.config import PriceConfig
+    from scorecard_assets.sessions.warnings import COST_ESTIMATED, COST_UNPRICED
+
+    cfg, *_ = stores(tmp_path)
+    codes = [(w.code, w.values.get("store")) for w in read_sessions(cfg).warnings]
+    # Claude Code and Codex report tokens; without a price table nothing is priced
+    assert sorted(codes) == [(COST_UNPRICED, "claude-code"), (COST_UNPRICED, "codex")]
+    priced = read_sessions(
+        cfg,
+        prices={"gpt-5.5": PriceConfig(input=1, output=1), "gpt-5.3-codex": PriceConfig(input=1, output=1)},
+    )
+    codes = sorted((w.code, w.values.get("store")) for w in priced.warnings)
+    assert codes == [(COST_ESTIMATED, "codex"), (COST_UNPRICED, "claude-code")]

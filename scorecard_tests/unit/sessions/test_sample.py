@@ -59,7 +59,7 @@ def test_materialising_is_idempotent_and_makes_a_worktree(sample):
 
 def test_every_store_contributes_and_nothing_is_malformed(sample):
     facts = sample[2]
-    assert facts.warnings == []
+    assert {w.code for w in facts.warnings} == {"session_cost_estimated"}  # nothing unreadable or malformed
     assert set(facts.facts["store"]) == {"opencode", "claude-code", "codex"}
     assert facts.facts["parent_id"].notna().any()  # subagents to fold
 

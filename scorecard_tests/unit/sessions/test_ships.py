@@ -1,4 +1,4 @@
-"""Ship attribution (pragmatikos.md section 3) on units and commits built directly."""
+"""Ship attribution (docs/sessions.md, "Ships") on units and commits built directly."""
 
 from __future__ import annotations
 
