@@ -159,10 +159,32 @@ def iso_ms(value: object) -> int | None:
 _FAST_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$")
 
 
+_DAY_CACHE: dict[str, int] = {}
+
+
 def fast_iso_ms(value: object) -> int | None:
-    """``iso_ms`` with a fast path for the ``...Z`` form every store writes."""
+    """``iso_ms`` with a fast path for the ``YYYY-MM-DDThh:mm:ss[.fff]Z`` form every store writes."""
     if not isinstance(value, str):
         return None
+    n = len(value)
+    if (n == 20 or n == 24) and value[10] == "T" and value[-1] == "Z" and (n == 20 or value[19] == "."):
+        day = value[:10]
+        days = _DAY_CACHE.get(day)
+        try:
+            if days is None:
+                if day[4] != "-" or day[7] != "-":
+                    return iso_ms(value)
+                days = _days_from_civil(int(day[:4]), int(day[5:7]), int(day[8:10]))
+                if len(_DAY_CACHE) < 100_000:
+                    _DAY_CACHE[day] = days
+            h, mi, sec = int(value[11:13]), int(value[14:16]), int(value[17:19])
+            frac = int(value[20:23]) if n == 24 else 0
+        except ValueError:
+            return iso_ms(value)
+        if value[13] != ":" or value[16] != ":" or not (0 <= h < 24 and 0 <= mi < 60 and 0 <= sec < 61):
+            return iso_ms(value)
+        ms = ((days * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + frac
+        return ms if EPOCH_MS_MIN <= ms <= EPOCH_MS_MAX else None
     match = _FAST_ISO.match(value)
     if match is None:
         return iso_ms(value)
@@ -487,6 +509,101 @@ class SessionInfo:
     cost_usd: float = math.nan
 
 
+_DERIVED = (
+    "tools",
+    "edits",
+    "edit_errors",
+    "tool_errors",
+    "aborts",
+    "reads",
+    "verifies",
+    "last_edit_seq",
+    "last_verify_seq",
+    "recorded_paths",
+    "edit_paths",
+    "failed_paths",
+    "tool_names",
+    "tool_status",
+    "error_texts",
+    "commands",
+)
+_NO_TOOLS: tuple[Any, ...] = (0, 0, 0, 0, 0, 0, 0, -1, -1, 0, (), (), (), (), (), ())
+_MSG_FIELDS = (
+    "kind",
+    "t_ms",
+    "end_ms",
+    "latency_ms",
+    "agent",
+    "role",
+    "model",
+    "provider",
+    "effort",
+    "cost_usd",
+    "cost_is_estimate",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "dedupe_key",
+)
+
+
+def _summary(tools: list[Tool]) -> tuple[Any, ...]:
+    """The per-row tool columns of ``_DERIVED`` for one row's calls, in order."""
+    edits = edit_errors = tool_errors = aborts = reads = verifies = recorded = 0
+    last_edit = last_verify = -1
+    names: list[str] = []
+    status: list[str] = []
+    errors: list[str] = []
+    paths: list[str] = []
+    failed: list[str] = []
+    commands: list[str] = []
+    for i, tool in enumerate(tools):
+        names.append(tool.name)
+        status.append(tool.status)
+        failed_call = tool.status == "error"
+        if failed_call:
+            tool_errors += 1
+            errors.append(tool.error)
+        elif tool.status == "abort":
+            aborts += 1
+            errors.append(tool.error)
+        if is_edit_tool(tool.name):
+            edits += 1
+            last_edit = i
+            recorded += tool.recorded
+            if failed_call:
+                edit_errors += 1
+            target = failed if tool.status in ("error", "abort") else paths
+            target.extend(p for p in tool.paths if p not in target)
+        elif tool.name in READ_TOOLS:
+            reads += 1
+        elif tool.command is not None:
+            commands.append(tool.command)
+            if is_verify_command(tool.command):
+                verifies += 1
+                last_verify = i
+    return (
+        len(tools),
+        edits,
+        edit_errors,
+        tool_errors,
+        aborts,
+        reads,
+        verifies,
+        last_edit,
+        last_verify,
+        recorded,
+        tuple(paths),
+        tuple(failed),
+        tuple(names),
+        tuple(status),
+        tuple(errors),
+        tuple(commands),
+    )
+
+
 class FactsBuilder:
     """Columns of ``SESSION_FACTS`` appended session by session."""
 
@@ -498,84 +615,26 @@ class FactsBuilder:
 
     def add_session(self, info: SessionInfo, messages: list[Msg]) -> None:
         c = self.cols
-        for seq, m in enumerate(messages):
-            edits = edit_errors = tool_errors = aborts = reads = verifies = recorded = 0
-            last_edit = last_verify = -1
-            names: list[str] = []
-            status: list[str] = []
-            errors: list[str] = []
-            paths: list[str] = []
-            failed: list[str] = []
-            commands: list[str] = []
-            for i, tool in enumerate(m.tools):
-                names.append(tool.name)
-                status.append(tool.status)
-                failed_call = tool.status == "error"
-                if failed_call:
-                    tool_errors += 1
-                    errors.append(tool.error)
-                elif tool.status == "abort":
-                    aborts += 1
-                    errors.append(tool.error)
-                if is_edit_tool(tool.name):
-                    edits += 1
-                    last_edit = i
-                    recorded += tool.recorded
-                    if failed_call:
-                        edit_errors += 1
-                    target = failed if tool.status in ("error", "abort") else paths
-                    target.extend(p for p in tool.paths if p not in target)
-                elif tool.name in READ_TOOLS:
-                    reads += 1
-                elif tool.command is not None:
-                    commands.append(tool.command)
-                    if is_verify_command(tool.command):
-                        verifies += 1
-                        last_verify = i
-            c["store"].append(info.store)
-            c["source"].append(info.source)
-            c["line"].append(m.line)
-            c["session_id"].append(info.session_id)
-            c["parent_id"].append(info.parent_id)
-            c["seq"].append(seq)
-            c["kind"].append(m.kind)
-            c["t_ms"].append(m.t_ms)
-            c["end_ms"].append(m.end_ms)
-            c["latency_ms"].append(m.latency_ms)
-            c["agent"].append(m.agent)
-            c["role"].append(m.role)
-            c["model"].append(m.model)
-            c["provider"].append(m.provider)
-            c["effort"].append(m.effort)
-            c["tools"].append(len(m.tools))
-            c["edits"].append(edits)
-            c["edit_errors"].append(edit_errors)
-            c["tool_errors"].append(tool_errors)
-            c["aborts"].append(aborts)
-            c["reads"].append(reads)
-            c["verifies"].append(verifies)
-            c["last_edit_seq"].append(last_edit)
-            c["last_verify_seq"].append(last_verify)
-            c["recorded_paths"].append(recorded)
-            c["edit_paths"].append(tuple(paths))
-            c["failed_paths"].append(tuple(failed))
-            c["tool_names"].append(tuple(names))
-            c["tool_status"].append(tuple(status))
-            c["error_texts"].append(tuple(errors))
-            c["commands"].append(tuple(commands))
-            c["cost_usd"].append(m.cost_usd)
-            c["cost_is_estimate"].append(m.cost_is_estimate)
-            c["input_tokens"].append(m.input_tokens)
-            c["output_tokens"].append(m.output_tokens)
-            c["reasoning_tokens"].append(m.reasoning_tokens)
-            c["cache_read_tokens"].append(m.cache_read_tokens)
-            c["cache_write_tokens"].append(m.cache_write_tokens)
-            c["directory"].append(info.directory)
-            c["project_dir"].append(info.project_dir)
-            c["cli_version"].append(info.cli_version)
-            c["session_agent"].append(info.agent)
-            c["session_cost_usd"].append(info.cost_usd)
-            c["dedupe_key"].append(m.dedupe_key)
+        n = len(messages)
+        derived = [_summary(m.tools) if m.tools else _NO_TOOLS for m in messages]
+        for name, values in zip(_DERIVED, zip(*derived, strict=True), strict=True):
+            c[name].extend(values)
+        for name, value in (
+            ("store", info.store),
+            ("source", info.source),
+            ("session_id", info.session_id),
+            ("parent_id", info.parent_id),
+            ("directory", info.directory),
+            ("project_dir", info.project_dir),
+            ("cli_version", info.cli_version),
+            ("session_agent", info.agent),
+            ("session_cost_usd", info.cost_usd),
+        ):
+            c[name].extend([value] * n)
+        c["seq"].extend(range(n))
+        for name in _MSG_FIELDS:
+            c[name].extend([getattr(m, name) for m in messages])
+        c["line"].extend([m.line for m in messages])
 
     def frame(self) -> pd.DataFrame:
         return facts_frame(self.cols)

@@ -59,6 +59,7 @@ AGENT_WINDOW = 400
 MESSAGE_TYPES = ("user", "assistant", "compaction")
 CHUNK = 500
 SHELL_NAMES = frozenset({"bash", "shell"})
+UNSET_AGENT = "(unset)"  # a session without a stored agent: role "other"
 
 
 def _uri(path: Path) -> str:
@@ -203,7 +204,7 @@ def _session_rows(
             directory=text_or_none(directory) or text_or_none(wt),
             project_dir=text_or_none(wt),
             cli_version=text_or_none(version),
-            agent=agent if isinstance(agent, str) else None,
+            agent=agent if isinstance(agent, str) and agent else UNSET_AGENT,
             cost_usd=_float_or_nan(cost),
         )
         out[sid] = _Session(info, epoch_ms(created), gen, [_fp(updated), n, last])

@@ -269,3 +269,20 @@ def test_parent_loops_do_not_hide_sessions():
     )
     cut = cut_sessions(frame)
     assert len(cut.top) == 1 and len(cycle_frame(fold(cut))) == 1
+
+
+def test_an_opencode_session_without_a_stored_agent_has_role_other(tmp_path):
+    from scorecard_assets.sessions.opencode import read_opencode
+
+    from . import factories as F
+
+    db = tmp_path / "opencode.db"
+    conn = F.v2_db(db)
+    F.add_v2_session(conn, "ses_a", agent="")
+    F.add_v2_message(conn, "m1", "ses_a", "user", 0, T0, F.user(T0))
+    F.add_v2_message(conn, "m2", "ses_a", "assistant", 1, T0 + S, F.assistant(T0 + S, agent="build"))
+    conn.commit()
+    conn.close()
+    cut = cut_sessions(read_opencode(db).facts)
+    s = cut.sessions[("opencode", "ses_a")]
+    assert s.role == OTHER and s.cycles[0].phases[OTHER].u == 1  # the first turn takes the stored role

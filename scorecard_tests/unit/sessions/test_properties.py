@@ -21,6 +21,9 @@ from scorecard_assets.sessions.pipeline import read_sessions
 
 from . import factories as F
 
+IO_SETTINGS = settings(
+    max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SETTINGS = settings(
     max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -217,7 +220,7 @@ def canonical(frame):
     )
 
 
-@SETTINGS
+@IO_SETTINGS
 @given(
     st.lists(claude_record(), min_size=1, max_size=20),
     st.lists(codex_record(), min_size=1, max_size=20),
@@ -287,7 +290,7 @@ oc_rows = st.lists(
 )
 
 
-@SETTINGS
+@IO_SETTINGS
 @given(oc_rows, st.integers(0, 25))
 def test_opencode_reader_properties(rows, cut):
     with tempfile.TemporaryDirectory() as d:
