@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -877,14 +878,13 @@ def write_session_sample(out_dir: Path, *, seed: int = 11) -> SampleLayout:
 
 def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> None:
     env = {
+        **os.environ,
         "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "HOME": str(cwd),
+        "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_AUTHOR_NAME": YOU[0],
         "GIT_AUTHOR_EMAIL": YOU[1],
         "GIT_COMMITTER_NAME": YOU[0],
         "GIT_COMMITTER_EMAIL": YOU[1],
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
     }
     subprocess.run(["git", *args], cwd=cwd, input=stdin, env=env, check=True, capture_output=True)
 
