@@ -109,6 +109,21 @@ def global_seeds(env: Mapping[str, str] | None = None) -> set[str]:
     return out
 
 
+def _identity(folder: Path, env: Mapping[str, str] | None) -> list[str]:
+    """[absolute common dir, top level] of the repository at ``folder`` (older git: made absolute here)."""
+    try:
+        return git(
+            ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel"], folder, env=env
+        ).splitlines()
+    except subprocess.CalledProcessError as exc:
+        if "path-format" not in (exc.stderr or ""):
+            raise
+    out = git(["rev-parse", "--git-common-dir", "--show-toplevel"], folder, env=env).splitlines()
+    if out and not os.path.isabs(out[0]):
+        out[0] = str((folder / out[0]).resolve())
+    return out
+
+
 def find_repos(
     roots: Iterable[Path], *, depth: int = 4, env: Mapping[str, str] | None = None
 ) -> tuple[list[Repo], list[DataWarning]]:
@@ -120,11 +135,7 @@ def find_repos(
             continue
         for folder in _candidates(root, depth):
             try:
-                out = git(
-                    ["rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel"],
-                    folder,
-                    env=env,
-                ).splitlines()
+                out = _identity(folder, env)
             except (subprocess.CalledProcessError, OSError, subprocess.TimeoutExpired) as exc:
                 warnings.append(_repo_warning(str(folder), exc))
                 continue
