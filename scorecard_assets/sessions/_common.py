@@ -635,6 +635,7 @@ class FactsBuilder:
         for name in _MSG_FIELDS:
             c[name].extend([getattr(m, name) for m in messages])
         c["line"].extend([m.line for m in messages])
+        c["duplicate"].extend([False] * n)
 
     def frame(self) -> pd.DataFrame:
         return facts_frame(self.cols)

@@ -160,6 +160,8 @@ def _text(value: object) -> str | None:
 
 def cut_sessions(facts: pd.DataFrame) -> Cut:
     """Cut every session of a ``SESSION_FACTS`` frame into cycles (module docstring)."""
+    if "duplicate" in facts.columns and facts["duplicate"].any():
+        facts = facts[~facts["duplicate"].to_numpy(dtype=bool)]
     if facts.empty:
         return Cut({}, [], {})
     order = np.lexsort(

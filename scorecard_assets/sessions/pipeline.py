@@ -78,9 +78,10 @@ def _read_units(read: StoreRead) -> tuple[set[str], set[str]]:
 
 
 def dedupe_facts(facts: pd.DataFrame) -> pd.DataFrame:
-    """Rows in a stable order, with what repeats across files removed: Claude Code rows with a
-    ``dedupe_key`` seen in an earlier file (resumed sessions), Codex sessions of the archive that
-    are also under ``sessions/``."""
+    """Rows in a stable order, with what repeats across files marked ``duplicate`` (kept in the
+    frame so that a later incremental read still has them, skipped by the cutter): Claude Code rows
+    with a ``dedupe_key`` seen in an earlier file (resumed sessions), Codex sessions of the archive
+    that are also under ``sessions/``."""
     if facts.empty:
         return facts.reset_index(drop=True)
     facts = facts.sort_values(["store", "source", "session_id", "seq"], kind="stable").reset_index(drop=True)
@@ -91,12 +92,8 @@ def dedupe_facts(facts: pd.DataFrame) -> pd.DataFrame:
         archived = codex & facts["source"].astype("str").str.contains(f"/{ARCHIVE_DIR}/", regex=False)
         live_ids = set(facts.loc[codex & ~archived, "session_id"])
         dup |= archived & facts["session_id"].isin(live_ids)
-    out = facts[~dup.to_numpy()]
-    if dup.any():
-        # keep seq dense per session after removals
-        out = out.copy()
-        out["seq"] = out.groupby(["store", "session_id"], sort=False).cumcount().astype("int64")
-    return out.reset_index(drop=True)
+    facts["duplicate"] = dup.to_numpy(dtype=bool)
+    return facts
 
 
 def read_sessions(

@@ -64,6 +64,7 @@ SESSION_FACTS: Contract = {
     "session_agent": ("str", "the session's stored (last) agent, NA when unknown"),
     "session_cost_usd": ("float", "session-level cost recorded by the store (NaN = none)"),
     "dedupe_key": ("str", "key of a row that may repeat across files (Claude Code), else NA"),
+    "duplicate": ("bool", "a repeat of another file's row (resumed copy, archived rollout): kept, never cut"),
 }
 
 GIT_COMMITS: Contract = {

@@ -63,8 +63,10 @@ def test_resumed_copies_are_deduplicated_across_files(tmp_path):
     copy = [dict(x, sessionId="bbbb") for x in lines] + [cc_user("u9", T0 + 60 * S, "more", session="bbbb")]
     F.write_jsonl(tmp_path / "projects" / "-w-shop" / "bbbb.jsonl", copy)
     facts = dedupe_facts(read_claude_code(tmp_path / "projects").facts)
-    assert facts.groupby("session_id").size().to_dict() == {F.CC_SESSION: 2, "bbbb": 1}
-    assert list(facts.loc[facts["session_id"] == "bbbb", "seq"]) == [0]
+    kept = facts[~facts["duplicate"]]
+    assert kept.groupby("session_id").size().to_dict() == {F.CC_SESSION: 2, "bbbb": 1}
+    cut = session_cycles(facts, NO_COMMITS, []).cut
+    assert cut.sessions[("claude-code", "bbbb")].first_ms == T0 + 60 * S  # the copied prefix is not cut again
 
 
 def test_subagent_files_are_child_sessions_folded_into_the_parent(tmp_path):

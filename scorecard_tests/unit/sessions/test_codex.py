@@ -156,7 +156,9 @@ def test_archived_copies_lose_to_the_live_folder(tmp_path):
         folder="archived_sessions",
     )
     facts = dedupe_facts(read_codex(tmp_path / "sessions").facts)
-    by = facts.groupby("session_id")["source"].first().to_dict()
+    by = facts[~facts["duplicate"]].groupby("session_id")["source"].unique().to_dict()
+    assert all(len(v) == 1 for v in by.values())
+    by = {k: v[0] for k, v in by.items()}
     assert "/sessions/" in by[SID] and "archived_sessions" in by[other]
 
 

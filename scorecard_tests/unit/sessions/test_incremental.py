@@ -147,3 +147,25 @@ def test_cost_warnings_per_store(tmp_path):
     )
     codes = sorted((w.code, w.values.get("store")) for w in priced.warnings)
     assert codes == [(COST_ESTIMATED, "codex"), (COST_UNPRICED, "claude-code")]
+
+
+def test_deleting_the_original_of_a_resumed_copy(tmp_path):
+    """The copy's repeated rows stay in the frame (marked), so when the original goes they count again."""
+    projects = tmp_path / "projects"
+    lines = [
+        cc_user("u1", T0, "go"),
+        cc_assistant("a1", T0 + S, "m1", [tool_use("t", "Edit", file_path="/w/a.ts")]),
+    ]
+    F.write_jsonl(projects / "-w" / "aaaa.jsonl", lines)
+    F.write_jsonl(
+        projects / "-w" / "bbbb.jsonl",
+        [dict(x, sessionId="bbbb") for x in lines] + [cc_user("u2", T0 + 9 * S, "more", session="bbbb")],
+    )
+    cfg = SessionsConfig(opencode=[], claude_code=[projects], codex=[])
+    first = read_sessions(cfg)
+    assert int(first.facts["duplicate"].sum()) == 2
+    (projects / "-w" / "aaaa.jsonl").unlink()
+    warm = read_sessions(cfg, state=first.state, previous=first.facts)
+    assert sum(len(u) for u in warm.reread.values()) == 0
+    pd.testing.assert_frame_equal(canonical(warm.facts), canonical(read_sessions(cfg).facts))
+    assert not warm.facts["duplicate"].any() and len(warm.facts) == 3
