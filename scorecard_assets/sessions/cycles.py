@@ -50,7 +50,7 @@ class Phase:
     ms: int = 0
     u: int = 0
     a: int = 0
-    pairs: dict[tuple[str, str], list[Any]] = field(default_factory=dict)  # pair -> [n, {effort: n}]
+    pairs: dict[tuple[str, str, str], int] = field(default_factory=dict)  # (model, provider, effort) -> steps
 
 
 @dataclass(slots=True)
@@ -70,8 +70,8 @@ class Cycle:
     has_build: bool = False
     latencies: list[float] = field(default_factory=list)
     phases: list[Phase] = field(default_factory=lambda: [Phase(), Phase(), Phase()])
-    events_t: list[int] = field(default_factory=list)
-    events_ms: list[int] = field(default_factory=list)
+    events_t: Any = field(default_factory=list)  # row times (ms), an int64 array once cut
+    events_ms: Any = field(default_factory=list)  # heartbeat credit of each row (ms)
     edit_events: list[tuple[int, str]] = field(default_factory=list)  # (t_ms, absolute path), landed edits
     cost_estimated: bool = False
 
@@ -126,30 +126,29 @@ class Cut:
         return out
 
 
-def _count_pair(pairs: dict[tuple[str, str], list[Any]], pair: tuple[str, str], effort: str) -> None:
-    held = pairs.get(pair)
-    if held is None:
-        pairs[pair] = [1, {effort: 1}]
-        return
-    held[0] += 1
-    held[1][effort] = held[1].get(effort, 0) + 1
-
-
-def dominant(pairs: dict[tuple[str, str], list[Any]]) -> tuple[str, str, str] | None:
+def dominant(pairs: dict[tuple[str, str, str], int]) -> tuple[str, str, str] | None:
     """(model, provider, effort) with most steps, ties to the first seen; None without steps."""
+    totals: dict[tuple[str, str], int] = {}
+    for (m, p, _), n in pairs.items():
+        totals[(m, p)] = totals.get((m, p), 0) + n
     best: tuple[str, str] | None = None
     best_n = 0
-    for pair, (n, _) in pairs.items():
+    for pair, n in totals.items():
         if n > best_n:
             best, best_n = pair, n
     if best is None:
         return None
-    efforts = pairs[best][1]
     effort, top = NO_EFFORT, 0
-    for name, n in efforts.items():
-        if n > top:
-            effort, top = name, n
+    for (m, p, e), n in pairs.items():
+        if (m, p) == best and n > top:
+            effort, top = e, n
     return best[0], best[1], effort
+
+
+def _filled(series: pd.Series, default: str) -> list[str]:
+    values = series.astype(object)
+    missing = values.isna() | (values == "")
+    return values.where(~missing, default).tolist()
 
 
 def _text(value: object) -> str | None:
@@ -159,40 +158,60 @@ def _text(value: object) -> str | None:
 
 
 def cut_sessions(facts: pd.DataFrame) -> Cut:
-    """Cut every session of a ``SESSION_FACTS`` frame into cycles (module docstring)."""
+    """Cut every session of a ``SESSION_FACTS`` frame into cycles (module docstring).
+
+    One pass over the rows decides each row's cycle and phase and counts what only a sequential
+    walk can; heartbeats and their sums per cycle and phase are computed on arrays afterwards.
+    """
     if "duplicate" in facts.columns and facts["duplicate"].any():
         facts = facts[~facts["duplicate"].to_numpy(dtype=bool)]
     if facts.empty:
         return Cut({}, [], {})
-    order = np.lexsort(
-        (facts["seq"].to_numpy(), facts["session_id"].to_numpy(str), facts["store"].to_numpy(str))
-    )
+    sid_all = facts["session_id"].to_numpy(str)
+    store_all = facts["store"].to_numpy(str)
+    order = np.lexsort((facts["seq"].to_numpy(), sid_all, store_all))
     f = facts.iloc[order]
-    store = f["store"].tolist()
-    sid = f["session_id"].tolist()
-    kind = f["kind"].tolist()
-    t_ms = f["t_ms"].tolist()
+    n = len(f)
+    sid_sorted, store_sorted = sid_all[order], store_all[order]
+    new_session = np.ones(n, dtype=bool)
+    new_session[1:] = (sid_sorted[1:] != sid_sorted[:-1]) | (store_sorted[1:] != store_sorted[:-1])
+    t_arr = f["t_ms"].to_numpy(dtype="int64")
+    gaps = np.diff(t_arr, prepend=t_arr[:1])
+    inc_arr = np.clip(gaps, 0, HEARTBEAT_CAP_MS)
+    inc_arr[new_session] = FIRST_MESSAGE_MS
+    latency_arr = f["latency_ms"].to_numpy(dtype="float64")
+    lat_ok = ((latency_arr > 0) & (latency_arr <= LATENCY_MAX_MS)).tolist()
+    cost_arr = f["cost_usd"].to_numpy(dtype="float64")
+    cost_ok = (~np.isnan(cost_arr)).tolist()
+    edits_arr = f["edits"].to_numpy()
+    aborts_arr = f["aborts"].to_numpy()
+    verifies_arr = f["verifies"].to_numpy()
+    tooly = ((edits_arr > 0) | (aborts_arr > 0) | (verifies_arr > 0)).tolist()
+    keys = list(
+        zip(
+            _filled(f["model"], UNLISTED),
+            _filled(f["provider"], UNLISTED),
+            _filled(f["effort"], NO_EFFORT),
+            strict=True,
+        )
+    )
+    store = store_sorted.tolist()
+    sid = sid_sorted.tolist()
+    assistant_rows = (f["kind"].to_numpy(str) == "assistant").tolist()
+    t_ms = t_arr.tolist()
     role = f["role"].tolist()
-    model = f["model"].tolist()
-    provider = f["provider"].tolist()
-    effort = f["effort"].tolist()
-    latency = f["latency_ms"].tolist()
-    edits = f["edits"].tolist()
+    latency = latency_arr.tolist()
+    edits = edits_arr.tolist()
     eerr = f["edit_errors"].tolist()
-    aborts = f["aborts"].tolist()
-    verifies = f["verifies"].tolist()
+    aborts = aborts_arr.tolist()
+    verifies = verifies_arr.tolist()
     last_edit_seq = f["last_edit_seq"].tolist()
     last_verify_seq = f["last_verify_seq"].tolist()
     recorded = f["recorded_paths"].tolist()
     edit_paths = f["edit_paths"].tolist()
-    cost = f["cost_usd"].tolist()
+    cost = cost_arr.tolist()
     estimate = f["cost_is_estimate"].tolist()
-    n = len(f)
-    starts = [0]
-    for i in range(1, n):
-        if sid[i] != sid[i - 1] or store[i] != store[i - 1]:
-            starts.append(i)
-    starts.append(n)
+    starts = np.flatnonzero(new_session).tolist() + [n]
     parent = f["parent_id"].tolist()
     directory = f["directory"].tolist()
     project_dir = f["project_dir"].tolist()
@@ -200,6 +219,9 @@ def cut_sessions(facts: pd.DataFrame) -> Cut:
     session_agent = f["session_agent"].tolist()
     session_cost = f["session_cost_usd"].tolist()
     sessions: dict[SessionKey, SessionCut] = {}
+    all_cycles: list[Cycle] = []
+    row_cycle: list[int] = []
+    row_phase: list[int] = []
     for s in range(len(starts) - 1):
         lo, hi = starts[s], starts[s + 1]
         agent = _text(session_agent[lo])
@@ -207,84 +229,69 @@ def cut_sessions(facts: pd.DataFrame) -> Cut:
             fallback = role_of(agent)
         else:
             fallback = next(
-                (role[i] for i in range(hi - 1, lo - 1, -1) if kind[i] == "assistant" and role[i] >= 0), 0
+                (role[i] for i in range(hi - 1, lo - 1, -1) if assistant_rows[i] and role[i] >= 0), 0
             )
-        cycles: list[Cycle] = []
-        cyc: Cycle | None = None
-        session_pairs: dict[tuple[str, str], list[Any]] = {}
+        first_cycle = len(all_cycles)
+        cyc = Cycle(index=0, first_ms=t_ms[lo])
+        all_cycles.append(cyc)
+        ci = first_cycle
+        phases = cyc.phases
+        session_pairs: dict[tuple[str, str, str], int] = {}
         cur: int | None = None
-        prev_t = 0
         prev_user = False
         prev_user_phase = 0
-        total_ms = 0
         msg_cost = 0.0
         any_estimate = False
         sess_edits = sess_recorded = 0
         for i in range(lo, hi):
-            t = t_ms[i]
-            if i == lo:
-                inc = FIRST_MESSAGE_MS
-            else:
-                gap = t - prev_t
-                inc = HEARTBEAT_CAP_MS if gap > HEARTBEAT_CAP_MS else (gap if gap > 0 else 0)
-            prev_t = t
-            assistant = kind[i] == "assistant"
+            assistant = assistant_rows[i]
+            rr = role[i]
             before = cur
-            if assistant and role[i] >= 0:
-                cur = role[i]
+            if assistant and rr >= 0:
+                cur = rr
             if cur is not None:
                 r = cur
             else:
-                r = role[i] if role[i] >= 0 else fallback
-            if cyc is None:
-                cyc = Cycle(index=0, first_ms=t)
-                cycles.append(cyc)
-            elif (
-                assistant and r == ROLE_PLAN and before is not None and before != ROLE_PLAN and cyc.has_build
-            ):
+                r = rr if rr >= 0 else fallback
+            if r < 0 or r > 2:
+                r = 0
+            if assistant and r == ROLE_PLAN and before is not None and before != ROLE_PLAN and cyc.has_build:
                 old = cyc
-                cyc = Cycle(index=len(cycles), first_ms=t)
-                cycles.append(cyc)
+                cyc = Cycle(index=len(all_cycles) - first_cycle, first_ms=t_ms[i])
+                all_cycles.append(cyc)
+                ci += 1
+                phases = cyc.phases
                 if prev_user:
                     old.u -= 1
                     old.phases[prev_user_phase].u -= 1
                     cyc.u += 1
-                    cyc.phases[ROLE_PLAN].u += 1
+                    phases[ROLE_PLAN].u += 1
             if cur == ROLE_BUILD:
                 cyc.has_build = True
-            phase = cyc.phases[r if 0 <= r <= 2 else 0]
-            phase.ms += inc
-            cyc.ms += inc
-            total_ms += inc
-            cyc.events_t.append(t)
-            cyc.events_ms.append(inc)
-            cyc.last_ms = t
+            row_cycle.append(ci)
+            row_phase.append(r)
+            phase = phases[r]
             if not assistant:
                 cyc.u += 1
                 phase.u += 1
                 prev_user = True
-                prev_user_phase = r if 0 <= r <= 2 else 0
+                prev_user_phase = r
                 continue
             prev_user = False
             cyc.a += 1
             phase.a += 1
-            pair = (model[i] or UNLISTED, provider[i] or UNLISTED)
-            if pair[0] != pair[0]:  # NaN from a str column
-                pair = (UNLISTED, pair[1])
-            if pair[1] != pair[1]:
-                pair = (pair[0], UNLISTED)
-            e = effort[i]
-            e = e if isinstance(e, str) and e else NO_EFFORT
-            _count_pair(phase.pairs, pair, e)
-            _count_pair(session_pairs, pair, e)
-            lat = latency[i]
-            if 0 < lat <= LATENCY_MAX_MS:
-                cyc.latencies.append(lat)
-            c = cost[i]
-            if c == c:
-                msg_cost += c
+            key = keys[i]
+            pairs = phase.pairs
+            pairs[key] = pairs.get(key, 0) + 1
+            session_pairs[key] = session_pairs.get(key, 0) + 1
+            if lat_ok[i]:
+                cyc.latencies.append(latency[i])
+            if cost_ok[i]:
+                msg_cost += cost[i]
                 if estimate[i]:
                     any_estimate = True
+            if not tooly[i]:
+                continue
             ne = edits[i]
             if ne:
                 cyc.edits += ne
@@ -295,17 +302,18 @@ def cut_sessions(facts: pd.DataFrame) -> Cut:
                 sess_recorded += rec
                 seq = last_edit_seq[i]
                 if seq >= 0:
-                    key = t * SEQ_SLOTS + seq
-                    if key > cyc.last_edit:
-                        cyc.last_edit = key
+                    order_key = t_ms[i] * SEQ_SLOTS + seq
+                    if order_key > cyc.last_edit:
+                        cyc.last_edit = order_key
+                t = t_ms[i]
                 for p in edit_paths[i]:
                     cyc.edit_events.append((t, p))
             if aborts[i]:
                 cyc.aborts += aborts[i]
             if verifies[i]:
-                key = t * SEQ_SLOTS + last_verify_seq[i]
-                if key > cyc.last_verify:
-                    cyc.last_verify = key
+                order_key = t_ms[i] * SEQ_SLOTS + last_verify_seq[i]
+                if order_key > cyc.last_verify:
+                    cyc.last_verify = order_key
         top_pair = dominant(session_pairs)
         recorded_cost = session_cost[lo]
         session_total = recorded_cost if recorded_cost == recorded_cost else msg_cost
@@ -319,19 +327,40 @@ def cut_sessions(facts: pd.DataFrame) -> Cut:
             version=_text(version[lo]) or UNKNOWN_VERSION,
             first_ms=t_ms[lo],
             last_ms=t_ms[hi - 1],
-            ms=total_ms,
+            ms=0,
             cost=session_total,
             cost_estimated=any_estimate and recorded_cost != recorded_cost,
             model=top_pair[0] if top_pair else UNLISTED,
             prov=top_pair[1] if top_pair else UNLISTED,
             variant=top_pair[2] if top_pair else NO_EFFORT,
             role=fallback,
-            cycles=cycles,
+            cycles=all_cycles[first_cycle:],
             edits=sess_edits,
             recorded=sess_recorded,
         )
         sessions[cut.key] = cut
+    _heartbeats(all_cycles, np.asarray(row_cycle), np.asarray(row_phase), t_arr, inc_arr)
+    for cut in sessions.values():
+        cut.ms = sum(c.ms for c in cut.cycles)
     return _tree(sessions, messages=n)
+
+
+def _heartbeats(
+    cycles: list[Cycle], row_cycle: np.ndarray, row_phase: np.ndarray, t: np.ndarray, inc: np.ndarray
+) -> None:
+    """Active time per cycle and phase, each cycle's rows (contiguous) as its heartbeat events."""
+    count = len(cycles)
+    sums = np.bincount(row_cycle * 3 + row_phase, weights=inc, minlength=3 * count).reshape(count, 3)
+    bounds = np.searchsorted(row_cycle, np.arange(count + 1), side="left").tolist()
+    per_phase = sums.astype("int64").tolist()
+    for k, c in enumerate(cycles):
+        lo, hi = bounds[k], bounds[k + 1]
+        ms = per_phase[k]
+        c.phases[0].ms, c.phases[1].ms, c.phases[2].ms = ms
+        c.ms = ms[0] + ms[1] + ms[2]
+        c.events_t = t[lo:hi]
+        c.events_ms = inc[lo:hi]
+        c.last_ms = int(t[hi - 1]) if hi > lo else c.first_ms
 
 
 def _tree(sessions: dict[SessionKey, SessionCut], messages: int) -> Cut:
