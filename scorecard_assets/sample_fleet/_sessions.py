@@ -916,8 +916,8 @@ def materialise_sample_git(sample_dir: Path, state_dir: Path) -> Path:
 
 def sample_sessions_config(sample_dir: Path, dev: Path) -> Any:
     """The ``SessionsConfig`` that reads the sample (stores as written, repos as materialised)."""
-    from ..config import PriceConfig
-    from ..sessions.config import SessionsConfig
+    from scorecard_assets.config import PriceConfig
+    from scorecard_assets.sessions.config import SessionsConfig
 
     return SessionsConfig(
         prices={model: PriceConfig(**price) for model, price in SAMPLE_PRICES.items()},

@@ -15,8 +15,8 @@ and commits frames. Warning codes: :data:`SESSION_WARNING_CODES`.
 
 from __future__ import annotations
 
-from .config import SessionsConfig, StoreSpec, effective_prices, resolve_stores
-from .export import (
+from scorecard_assets.sessions.config import SessionsConfig, StoreSpec, effective_prices, resolve_stores
+from scorecard_assets.sessions.export import (
     CONTRIB_COLS,
     Export,
     PrivacyError,
@@ -28,10 +28,22 @@ from .export import (
     private_strings,
     write_export,
 )
-from .pipeline import CommitsRead, CyclesResult, SessionsRead, read_commits, read_sessions, session_cycles
-from .schema import GIT_COMMITS, SESSION_CYCLES, SESSION_FACTS
-from .state import SessionsState
-from .warnings import COMMITS_ASSET, CYCLES_ASSET, RECORDS_ASSET, SESSION_WARNING_CODES
+from scorecard_assets.sessions.pipeline import (
+    CommitsRead,
+    CyclesResult,
+    SessionsRead,
+    read_commits,
+    read_sessions,
+    session_cycles,
+)
+from scorecard_assets.sessions.schema import GIT_COMMITS, SESSION_CYCLES, SESSION_FACTS
+from scorecard_assets.sessions.state import SessionsState
+from scorecard_assets.sessions.warnings import (
+    COMMITS_ASSET,
+    CYCLES_ASSET,
+    RECORDS_ASSET,
+    SESSION_WARNING_CODES,
+)
 
 __all__ = [
     "COMMITS_ASSET",

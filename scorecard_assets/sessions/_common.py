@@ -14,12 +14,12 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from ..config import PriceConfig
-from ..records import DataWarning
-from ..sanitize import render_value
-from ..sources.tooling import classify_tool_error, is_edit_tool, is_verify_command
-from .schema import SESSION_FACTS
-from .warnings import LINE_MALFORMED, RECORDS_ASSET
+from scorecard_assets.config import PriceConfig
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions.schema import SESSION_FACTS
+from scorecard_assets.sessions.warnings import LINE_MALFORMED, RECORDS_ASSET
+from scorecard_assets.sources.tooling import classify_tool_error, is_edit_tool, is_verify_command
 
 UNLISTED: Final = "(unlisted)"
 UNKNOWN_VERSION: Final = "(unknown)"

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..records import SourceStat
-from ..sanitize import render_value
-from ._common import FactsBuilder, LineStats, Msg, Problems, SessionInfo, empty_facts
-from ._store import StoreRead
-from .state import StoreState, file_change, file_fingerprint
-from .warnings import LINE_MALFORMED, STORE_UNREADABLE
+from scorecard_assets.records import SourceStat
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions._common import FactsBuilder, LineStats, Msg, Problems, SessionInfo, empty_facts
+from scorecard_assets.sessions._store import StoreRead
+from scorecard_assets.sessions.state import StoreState, file_change, file_fingerprint
+from scorecard_assets.sessions.warnings import LINE_MALFORMED, STORE_UNREADABLE
 
 ParseFile = Callable[[Path, bytes, LineStats, Problems], list[tuple[SessionInfo, list[Msg]]]]
 

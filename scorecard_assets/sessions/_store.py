@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..records import DataWarning, SourceStat
-from .state import StoreState
+from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.sessions.state import StoreState
 
 
 @dataclass

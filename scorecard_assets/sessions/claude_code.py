@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..config import PriceConfig
-from ..sanitize import render_value
-from ._common import (
+from scorecard_assets.config import PriceConfig
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions._common import (
     ROLE_BUILD,
     ROLE_NONE,
     ROLE_PLAN,
@@ -45,10 +45,10 @@ from ._common import (
     token_cost,
     token_value,
 )
-from ._jsonl_store import read_jsonl_store
-from ._store import StoreRead
-from .state import StoreState
-from .warnings import SCHEMA_UNRECOGNISED
+from scorecard_assets.sessions._jsonl_store import read_jsonl_store
+from scorecard_assets.sessions._store import StoreRead
+from scorecard_assets.sessions.state import StoreState
+from scorecard_assets.sessions.warnings import SCHEMA_UNRECOGNISED
 
 KIND = "claude-code"
 SOURCE = "sessions: claude code"

@@ -27,10 +27,9 @@ from typing import Any
 
 import orjson
 
-from ..config import PriceConfig
-from ..sanitize import render_value
-from ..sources.tooling import is_abort_text
-from ._common import (
+from scorecard_assets.config import PriceConfig
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions._common import (
     ROLE_BUILD,
     ROLE_PLAN,
     LineStats,
@@ -49,10 +48,11 @@ from ._common import (
     token_cost,
     token_value,
 )
-from ._jsonl_store import read_jsonl_store
-from ._store import StoreRead
-from .state import StoreState
-from .warnings import SCHEMA_UNRECOGNISED
+from scorecard_assets.sessions._jsonl_store import read_jsonl_store
+from scorecard_assets.sessions._store import StoreRead
+from scorecard_assets.sessions.state import StoreState
+from scorecard_assets.sessions.warnings import SCHEMA_UNRECOGNISED
+from scorecard_assets.sources.tooling import is_abort_text
 
 KIND = "codex"
 SOURCE = "sessions: codex"

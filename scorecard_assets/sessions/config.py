@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..config import ConfigError, PriceConfig
+from scorecard_assets.config import ConfigError, PriceConfig
 
 StoreKind = Literal["opencode", "claude-code", "codex"]
 

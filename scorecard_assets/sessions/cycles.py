@@ -33,8 +33,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._common import NO_EFFORT, ROLE_BUILD, ROLE_PLAN, UNKNOWN_VERSION, UNLISTED, role_of
-from .schema import SESSION_CYCLES
+from scorecard_assets.sessions._common import (
+    NO_EFFORT,
+    ROLE_BUILD,
+    ROLE_PLAN,
+    UNKNOWN_VERSION,
+    UNLISTED,
+    role_of,
+)
+from scorecard_assets.sessions.schema import SESSION_CYCLES
 
 HEARTBEAT_CAP_MS = 600_000
 FIRST_MESSAGE_MS = 60_000
@@ -532,7 +539,7 @@ def cycle_key(install: str, session_id: str, cycle_index: int) -> str:
 def pooled_frame(cycles: pd.DataFrame, *, origin: str = "sessions") -> pd.DataFrame:
     """The ``schemas.CYCLES`` frame of session cycles: the 25 pooled fields, ``origin``, the cycle's
     start and last activity; the fleet-only columns NA (the engine scores it as its own pool)."""
-    from ..schemas import CYCLES, empty_frame
+    from scorecard_assets.schemas import CYCLES, empty_frame
 
     if cycles.empty:
         return empty_frame(CYCLES)

@@ -26,7 +26,7 @@ from typing import Any, Final
 import orjson
 import pandas as pd
 
-from .cycles import cycle_key
+from scorecard_assets.sessions.cycles import cycle_key
 
 SCHEMA: Final = 3
 EXTRACTOR: Final = "scorecard-sessions/1"

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning, SourceStat
-from ..sanitize import render_value
-from .schema import GIT_COMMITS
-from .state import RepoState
-from .warnings import COMMITS_ASSET, GIT_LOG_MALFORMED, REPO_UNREADABLE
+from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions.schema import GIT_COMMITS
+from scorecard_assets.sessions.state import RepoState
+from scorecard_assets.sessions.warnings import COMMITS_ASSET, GIT_LOG_MALFORMED, REPO_UNREADABLE
 
 LOG_FORMAT = "--format=%x1e%H|%at|%an|%ae"
 RECORD_SEP = "\x1e"

@@ -28,10 +28,10 @@ from typing import Any
 
 import orjson
 
-from ..config import PriceConfig
-from ..records import DataWarning, SourceStat
-from ..sanitize import render_value
-from ._common import (
+from scorecard_assets.config import PriceConfig
+from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions._common import (
     ROLE_NONE,
     FactsBuilder,
     Msg,
@@ -47,9 +47,9 @@ from ._common import (
     text_or_none,
     token_value,
 )
-from ._store import StoreRead
-from .state import StoreState
-from .warnings import LINE_MALFORMED, SCHEMA_UNRECOGNISED, STORE_UNREADABLE
+from scorecard_assets.sessions._store import StoreRead
+from scorecard_assets.sessions.state import StoreState
+from scorecard_assets.sessions.warnings import LINE_MALFORMED, SCHEMA_UNRECOGNISED, STORE_UNREADABLE
 
 KIND = "opencode"
 SOURCE = "sessions: opencode"

@@ -21,21 +21,21 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from ..config import PriceConfig
-from ..records import DataWarning, SourceStat
-from ..sanitize import render_value
-from ._common import empty_facts
-from ._store import StoreRead
-from .claude_code import read_claude_code
-from .codex import ARCHIVE_DIR, read_codex
-from .config import SessionsConfig, StoreSpec, resolve_stores
-from .cycles import Cut, cut_sessions, cycle_frame, fold, pooled_frame
-from .git_log import Repo, global_seeds, read_git
-from .opencode import read_opencode
-from .schema import SESSION_CYCLES
-from .ships import ShipResult, attribute
-from .state import SessionsState, StoreState, store_key
-from .warnings import (
+from scorecard_assets.config import PriceConfig
+from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions._common import empty_facts
+from scorecard_assets.sessions._store import StoreRead
+from scorecard_assets.sessions.claude_code import read_claude_code
+from scorecard_assets.sessions.codex import ARCHIVE_DIR, read_codex
+from scorecard_assets.sessions.config import SessionsConfig, StoreSpec, resolve_stores
+from scorecard_assets.sessions.cycles import Cut, cut_sessions, cycle_frame, fold, pooled_frame
+from scorecard_assets.sessions.git_log import Repo, global_seeds, read_git
+from scorecard_assets.sessions.opencode import read_opencode
+from scorecard_assets.sessions.schema import SESSION_CYCLES
+from scorecard_assets.sessions.ships import ShipResult, attribute
+from scorecard_assets.sessions.state import SessionsState, StoreState, store_key
+from scorecard_assets.sessions.warnings import (
     COST_ESTIMATED,
     COST_UNPRICED,
     CYCLES_ASSET,

@@ -15,7 +15,7 @@ keys the export needs (session id, cycle index) and the provenance the report sh
 
 from __future__ import annotations
 
-from ..schemas import Contract
+from scorecard_assets.schemas import Contract
 
 STORE_KINDS = ("opencode", "claude-code", "codex")
 

@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..records import DataWarning
-from ..sanitize import render_value
-from .cycles import Cut, Cycle, SessionCut, SessionKey, ShipState, Tree
-from .git_log import Repo
-from .warnings import CYCLES_ASSET, UNKNOWN_IDENTITY
+from scorecard_assets.records import DataWarning
+from scorecard_assets.sanitize import render_value
+from scorecard_assets.sessions.cycles import Cut, Cycle, SessionCut, SessionKey, ShipState, Tree
+from scorecard_assets.sessions.git_log import Repo
+from scorecard_assets.sessions.warnings import CYCLES_ASSET, UNKNOWN_IDENTITY
 
 FILE_WINDOW_MS = 72 * 3600 * 1000
 TIME_FALLBACK_MS = 6 * 3600 * 1000

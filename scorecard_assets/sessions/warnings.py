@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..records import WarningCode
+from scorecard_assets.records import WarningCode
 
 # Asset names of the sessions path (the Dagster layer names its assets so).
 RECORDS_ASSET: Final = "session_records"

@@ -11,9 +11,16 @@ import pandas as pd
 from scorecard_assets.sessions.config import SessionsConfig
 from scorecard_assets.sessions.pipeline import read_commits, read_sessions, session_cycles
 from scorecard_assets.sessions.state import SessionsState
-
-from . import factories as F
-from .factories import T0, cc_assistant, cc_user, commit_files, git_env, init_repo, tool_use
+from scorecard_tests.unit.sessions import factories as F
+from scorecard_tests.unit.sessions.factories import (
+    T0,
+    cc_assistant,
+    cc_user,
+    commit_files,
+    git_env,
+    init_repo,
+    tool_use,
+)
 
 S = 1000
 
