@@ -7,9 +7,9 @@ import hashlib
 
 import pytest
 
-from scorecard_assets.pragmatikos.bootstrap import attach_intervals
-from scorecard_assets.pragmatikos.constants import MIN_JUDGED
-from scorecard_assets.pragmatikos.engine import score_cycles
+from scorecard_assets.pairings.bootstrap import attach_intervals
+from scorecard_assets.pairings.constants import MIN_JUDGED
+from scorecard_assets.pairings.engine import score_cycles
 from scorecard_assets.sample_fleet._sessions import (
     materialise_sample_git,
     sample_sessions_config,
