@@ -39,7 +39,6 @@ from typing import Any, TypeVar
 
 import orjson
 import pandas as pd
-from scorecard_assets.storage.reports import ReportStore
 
 from scorecard_assets.config import ScorecardConfig, load_config
 from scorecard_assets.pairings.imported import read_cycle_files
@@ -68,6 +67,7 @@ from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
+from scorecard_assets.storage.reports import ReportStore
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
@@ -266,7 +266,9 @@ def render_report(
         "digest.txt": "\n".join(digest) + "\n",
         **pngs,
     }
-    written = clock.time("publish_report", lambda: ReportStore(out_dir).publish(sidecar["windowEnd"], files), len)
+    written = clock.time(
+        "publish_report", lambda: ReportStore(out_dir).publish(sidecar["windowEnd"], files), len
+    )
     if problems:
         clock.steps[-1] = StepTiming(**{**asdict(clock.steps[-1]), "note": "; ".join(problems[:3])})
     return written
