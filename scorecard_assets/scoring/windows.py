@@ -135,7 +135,7 @@ def select_runs(run_table: pd.DataFrame, w: Window) -> pd.DataFrame:
 
 def rows_filter(windows: list[Window]) -> pc.Expression:
     """A Parquet row filter that keeps every run-table row any of ``windows`` can select, so a report
-    reads its windows' rows and not the whole history (docs/storage.md "Reading a window").
+    reads its windows' rows and not the whole history (docs/storage.md "Reading only what is needed").
 
     ``runs`` mode: ``started_at`` in ``[earliest start, latest end)``. ``issues`` mode:
     ``issue_updated_at`` at or after the earliest start (the column is issue-level, so every run of a

@@ -1,5 +1,6 @@
 """Builders shared by the sessions tests: OpenCode DBs (v1, v2, mixed), Claude Code and Codex lines,
-the fixtures of sessions.md section 5, and an isolated git environment."""
+one hand-made session per store in its format (docs/sessions.md "OpenCode", "Claude Code", "Codex
+CLI"), and an isolated git environment."""
 
 from __future__ import annotations
 
@@ -150,7 +151,7 @@ def tool(name: str, status: str = "completed", error: str | None = None, **inp: 
 
 
 def section_5_1(path: Path) -> Path:
-    """sessions.md section 5.1: one OpenCode v2 session, plan then build."""
+    """A hand-made OpenCode v2 session, plan then build (format: docs/sessions.md "OpenCode")."""
     conn = v2_db(path)
     add_project(conn)
     add_v2_session(
@@ -380,7 +381,7 @@ def tool_use(tid: str, name: str, **inp: Any) -> dict[str, Any]:
 
 
 def section_5_2() -> list[dict[str, Any]]:
-    """sessions.md section 5.2 (the whole file, in order)."""
+    """A hand-made Claude Code session file, in order (format: docs/sessions.md "Claude Code")."""
     s = 1000
     opus = "claude-opus-4-6"
     return [
@@ -490,7 +491,7 @@ def cx(ms: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def section_5_3() -> list[dict[str, Any]]:
-    """sessions.md section 5.3 (the whole rollout)."""
+    """A hand-made Codex rollout, whole (format: docs/sessions.md "Codex CLI")."""
     usage = {
         "input_tokens": 21000,
         "cached_input_tokens": 9000,

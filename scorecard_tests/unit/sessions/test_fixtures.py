@@ -1,4 +1,5 @@
-"""The fixtures of sessions.md section 5, read by each store's reader and cut by hand.
+"""One hand-made session per store (formats: docs/sessions.md "What we read"), read by its reader
+and cut by hand.
 
 Where the fixture's stated figures disagree with the cycle rules (docs/sessions.md, "Cycles") the rules
 win: the OpenCode fixture has three assistant messages, so ``a`` is 3 (the text says 4).
