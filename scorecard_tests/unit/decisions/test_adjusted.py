@@ -10,7 +10,7 @@ import pytest
 
 from scorecard_assets.decisions.adjusted import adjusted_effects, adjusted_frame, build_design
 from scorecard_assets.scoring.scorecard import window_issue_rows
-from scorecard_tests.unit.decisions.factories import fast_config, run_table, specs_for, window
+from scorecard_tests.factories.decisions import fast_config, run_table, specs_for, window
 
 STRONG, WEAK = "strong-model", "weak-model"
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from scorecard_assets.decisions.alerts import change_alerts, detect_changes, scan_test, weekly_bins
-from scorecard_tests.unit.decisions.factories import (
+from scorecard_tests.factories.decisions import (
     IssueSpec,
     fast_config,
     observations,

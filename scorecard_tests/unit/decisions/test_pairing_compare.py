@@ -7,7 +7,7 @@ import json
 import pytest
 
 from scorecard_assets.decisions.pairing_compare import compare_pairings, weighted_score
-from scorecard_tests.unit.decisions.factories import group, pool_result
+from scorecard_tests.factories.decisions import group, pool_result
 
 FLAT = {
     "Outcome": 60.0,

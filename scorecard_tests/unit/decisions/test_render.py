@@ -21,7 +21,7 @@ from scorecard_assets.report.decisions import (
     decisions_sidecar,
     trend_file_name,
 )
-from scorecard_tests.unit.decisions.factories import (
+from scorecard_tests.factories.decisions import (
     FLAT_TIERS,
     fast_config,
     group,

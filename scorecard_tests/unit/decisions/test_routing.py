@@ -16,7 +16,7 @@ from scorecard_assets.decisions.routing import (
     TOO_FEW_RUNS,
     routing_advice,
 )
-from scorecard_tests.unit.decisions.factories import fast_config, run_table, specs_for, window
+from scorecard_tests.factories.decisions import fast_config, run_table, specs_for, window
 
 STRONG, CHEAP_GOOD, LUCKY_FEW, CHEAP_THIN = "strong-model", "cheap-good", "lucky-few", "cheap-thin"
 

@@ -12,8 +12,8 @@ from scorecard_assets.sessions import _common
 from scorecard_assets.sessions.claude_code import read_claude_code
 from scorecard_assets.sessions.pipeline import dedupe_facts, session_cycles
 from scorecard_assets.sessions.warnings import LINE_MALFORMED
-from scorecard_tests.unit.sessions import factories as F
-from scorecard_tests.unit.sessions.factories import T0, cc_assistant, cc_result, cc_user, tool_use
+from scorecard_tests.factories import sessions as F
+from scorecard_tests.factories.sessions import T0, cc_assistant, cc_result, cc_user, tool_use
 
 S = 1000
 NO_COMMITS = pd.DataFrame({"repo_key": pd.Series([], dtype="str")})

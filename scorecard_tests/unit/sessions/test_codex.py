@@ -10,8 +10,8 @@ import pandas as pd
 from scorecard_assets.config import PriceConfig
 from scorecard_assets.sessions.codex import read_codex
 from scorecard_assets.sessions.pipeline import dedupe_facts, session_cycles
-from scorecard_tests.unit.sessions import factories as F
-from scorecard_tests.unit.sessions.factories import T0, cx
+from scorecard_tests.factories import sessions as F
+from scorecard_tests.factories.sessions import T0, cx
 
 S = 1000
 NO_COMMITS = pd.DataFrame({"repo_key": pd.Series([], dtype="str")})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scorecard_assets.sessions.cycles import cut_sessions, cycle_frame, fold
-from scorecard_tests.unit.sessions.factories import T0, edit, facts_frame, msg, shell
+from scorecard_tests.factories.sessions import T0, edit, facts_frame, msg, shell
 
 PLAN, BUILD, OTHER = 1, 2, 0
 S = 1000
@@ -272,7 +272,7 @@ def test_parent_loops_do_not_hide_sessions():
 
 def test_an_opencode_session_without_a_stored_agent_has_role_other(tmp_path):
     from scorecard_assets.sessions.opencode import read_opencode
-    from scorecard_tests.unit.sessions import factories as F
+    from scorecard_tests.factories import sessions as F
 
     db = tmp_path / "opencode.db"
     conn = F.v2_db(db)

@@ -24,7 +24,7 @@ from scorecard_assets.sessions.export import (
 from scorecard_assets.sessions.git_log import ParsedLog, commits_frame
 from scorecard_assets.sessions.opencode import read_opencode
 from scorecard_assets.sessions.pipeline import session_cycles
-from scorecard_tests.unit.sessions import factories as F
+from scorecard_tests.factories import sessions as F
 
 INSTALL = "3f1e2d4c-5b6a-4978-8a7b-6c5d4e3f2a1b"
 SECRET_DIR = "/home/alice.secret/dev/acme-private-repo"

@@ -19,7 +19,7 @@ from scorecard_assets.sessions.git_log import parse_log
 from scorecard_assets.sessions.opencode import read_opencode
 from scorecard_assets.sessions.pipeline import session_cycles
 from scorecard_assets.sessions.schema import SESSION_CYCLES, SESSION_FACTS
-from scorecard_tests.unit.sessions import factories as F
+from scorecard_tests.factories import sessions as F
 
 NO_COMMITS = pd.DataFrame({"repo_key": pd.Series([], dtype="str")})
 

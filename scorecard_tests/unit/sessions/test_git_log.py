@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from scorecard_assets.sessions.git_log import find_repos, global_seeds, parse_log, read_git
-from scorecard_tests.unit.sessions.factories import commit_files, git_env, init_repo, run_git
+from scorecard_tests.factories.sessions import commit_files, git_env, init_repo, run_git
 
 WHEN = 1_772_445_600
 

@@ -11,8 +11,8 @@ import pandas as pd
 from scorecard_assets.sessions.config import SessionsConfig
 from scorecard_assets.sessions.pipeline import read_commits, read_sessions, session_cycles
 from scorecard_assets.sessions.state import SessionsState
-from scorecard_tests.unit.sessions import factories as F
-from scorecard_tests.unit.sessions.factories import (
+from scorecard_tests.factories import sessions as F
+from scorecard_tests.factories.sessions import (
     T0,
     cc_assistant,
     cc_user,

@@ -11,7 +11,7 @@ import pytest
 from scorecard_assets.sessions import opencode
 from scorecard_assets.sessions.opencode import read_opencode
 from scorecard_assets.sessions.warnings import SCHEMA_UNRECOGNISED, STORE_UNREADABLE
-from scorecard_tests.unit.sessions import factories as F
+from scorecard_tests.factories import sessions as F
 
 
 def v1_session(conn, sid, t0, *, path="/w/shop/src/a.ts", title="src/a.ts"):

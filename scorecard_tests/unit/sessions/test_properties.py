@@ -18,7 +18,7 @@ from scorecard_assets.sessions.codex import parse_file as parse_codex
 from scorecard_assets.sessions.config import SessionsConfig
 from scorecard_assets.sessions.opencode import read_opencode
 from scorecard_assets.sessions.pipeline import read_sessions
-from scorecard_tests.unit.sessions import factories as F
+from scorecard_tests.factories import sessions as F
 
 IO_SETTINGS = settings(
     max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]

@@ -6,7 +6,7 @@ from scorecard_assets.sessions.cycles import cut_sessions, fold
 from scorecard_assets.sessions.git_log import ParsedLog, Repo, commits_frame
 from scorecard_assets.sessions.ships import attribute
 from scorecard_assets.sessions.warnings import UNKNOWN_IDENTITY
-from scorecard_tests.unit.sessions.factories import T0, edit, facts_frame, msg
+from scorecard_tests.factories.sessions import T0, edit, facts_frame, msg
 
 S = 1000
 H = 3600 * S

@@ -23,26 +23,12 @@ from scorecard_assets.decisions.alerts import OBSERVATION_COLUMNS
 from scorecard_assets.decisions.config import AlertsConfig, DecisionsConfig
 from scorecard_assets.scoring.windows import Window, window_for_partition
 from scorecard_tests.factories.frames import contract_frame
+from scorecard_tests.factories.run_table import run
+from scorecard_tests.factories.sidecar import make_group
 
 # The report week of most tests: Monday 2026-11-16, a 30-day window ending 2026-11-23.
 WEEK_KEY = "2026-11-16"
 FIRST_MONDAY = pd.Timestamp("2026-06-01T00:00:00Z")
-
-_OBJECT_DEFAULTS = {
-    "milestones": list,
-    "phase_seconds": dict,
-    "work_dispatches": list,
-    "counted_events": list,
-}
-_KIND_DEFAULTS: dict[str, Any] = {
-    "int": 0,
-    "Int": pd.NA,
-    "float": math.nan,
-    "bool": False,
-    "boolean": pd.NA,
-    "datetime": pd.NaT,
-    "str": None,
-}
 
 
 def fast_config(**overrides: Any) -> DecisionsConfig:
@@ -87,11 +73,8 @@ class IssueSpec:
 
 
 def _run_row(spec: IssueSpec, issue: int) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    for col, (kind, _) in schemas.RUN_TABLE.items():
-        row[col] = _OBJECT_DEFAULTS[col]() if col in _OBJECT_DEFAULTS else _KIND_DEFAULTS.get(kind)
     started = spec.started_at
-    row.update(
+    return run(
         repo=spec.repo,
         issue=issue,
         run_id=f"r-{issue}",
@@ -130,7 +113,6 @@ def _run_row(spec: IssueSpec, issue: int) -> dict[str, Any]:
         hversion=spec.hversion,
         **spec.extra,
     )
-    return row
 
 
 def run_table(specs: Sequence[IssueSpec]) -> pd.DataFrame:
@@ -243,27 +225,17 @@ def group(label: str, rank: int, tiers: dict[str, float], **fields: Any) -> dict
     score = sum(weights[t] * tiers[t] for t in weights) / 100
     axes = {"shipr": 80.0, "oneshot": 60.0, "ttss": 1.5, "hps": 2.0, "dpss": 1.0}
     axes |= {"eerrp": 5.0, "abortp": 10.0, "verp": 70.0, "ept": 2.0, "lat": 15.0}
-    base = {
+    shape = {
         "id": f"g{rank}",
-        "label": label,
         "hue": 0,
-        "hjudged": 40,
         "hshipped": 30,
         "hshipJudged": 38,
         "raw": dict(axes),
         "adj": dict(axes),
-        "ev": dict.fromkeys(axes, 40),
-        "tiers": dict(tiers),
-        "tiersAdj": dict(tiers),
-        "imputed": [],
-        "score": score,
-        "scoreAdj": score,
-        "rank": rank,
-        "interval": [score - 5, score + 5],
-        "tie": False,
     }
-    base.update(fields)
-    return base
+    return make_group(
+        label, score, rank, **{**shape, "tiers": dict(tiers), "tiersAdj": dict(tiers), **fields}
+    )
 
 
 def pool_result(groups: list[dict[str, Any]], *, view: str = "modelCombo") -> dict[str, Any]:
