@@ -111,6 +111,16 @@ def high_water_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+_PEAK_MB = [0.0]
+
+
+def _running_peak(rss: float) -> float:
+    """The process's high-water mark so far: never below an earlier reading (``ru_maxrss`` is updated
+    lazily and can trail a current reading taken a moment before)."""
+    _PEAK_MB[0] = max(_PEAK_MB[0], rss, high_water_rss_mb())
+    return _PEAK_MB[0]
+
+
 class StepClock:
     """Times the steps of one stage and keeps a :class:`StepTiming` for each, in call order."""
 
@@ -132,7 +142,7 @@ class StepClock:
                 seconds=round(seconds, 4),
                 rows=rows(value) if rows is not None else None,
                 rss_mb=round(rss, 1),
-                rss_high_water_mb=round(max(rss, high_water_rss_mb()), 1),
+                rss_high_water_mb=round(_running_peak(rss), 1),
             )
         )
         return value
