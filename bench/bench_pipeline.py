@@ -39,7 +39,6 @@ from typing import Any, TypeVar
 
 import orjson
 import pandas as pd
-from scorecard_assets.storage.reports import ReportStore
 
 from scorecard_assets.config import ScorecardConfig, load_config
 from scorecard_assets.pairings.imported import read_cycle_files
@@ -68,6 +67,7 @@ from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
+from scorecard_assets.storage.reports import ReportStore
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
 from scorecard_assets.transform.trail_runs import build_trail_runs
@@ -114,6 +114,8 @@ def high_water_rss_mb() -> float:
 class StepClock:
     """Times the steps of one stage and keeps a :class:`StepTiming` for each, in call order."""
 
+    high_water = 0.0  # this process's RSS high-water mark so far (MB), shared by every clock
+
     def __init__(self, stage: str) -> None:
         self.stage = stage
         self.steps: list[StepTiming] = []
@@ -125,6 +127,8 @@ class StepClock:
         value = call()
         seconds = time.perf_counter() - started
         rss = current_rss_mb()
+        # the kernel's mark can trail a resident size read a moment earlier: keep the process's maximum
+        StepClock.high_water = max(StepClock.high_water, rss, high_water_rss_mb())
         self.steps.append(
             StepTiming(
                 stage=self.stage,
@@ -132,7 +136,7 @@ class StepClock:
                 seconds=round(seconds, 4),
                 rows=rows(value) if rows is not None else None,
                 rss_mb=round(rss, 1),
-                rss_high_water_mb=round(max(rss, high_water_rss_mb()), 1),
+                rss_high_water_mb=round(StepClock.high_water, 1),
             )
         )
         return value
@@ -266,7 +270,9 @@ def render_report(
         "digest.txt": "\n".join(digest) + "\n",
         **pngs,
     }
-    written = clock.time("publish_report", lambda: ReportStore(out_dir).publish(sidecar["windowEnd"], files), len)
+    written = clock.time(
+        "publish_report", lambda: ReportStore(out_dir).publish(sidecar["windowEnd"], files), len
+    )
     if problems:
         clock.steps[-1] = StepTiming(**{**asdict(clock.steps[-1]), "note": "; ".join(problems[:3])})
     return written
