@@ -440,6 +440,7 @@ def step_empty(harness: Harness) -> list[Row]:
                 step=f"  of which: {label}",
                 work=_spread(seconds),
                 seconds=statistics.median(seconds),
+                cpu_seconds=statistics.median(c.cpu_seconds for c in timed),
                 peak_mb=max(c.peak_rss_mb for c in timed),
                 memory="rss",
             )

@@ -3,10 +3,10 @@
 What the scorecard reads of a fleet: the recorded GitHub export (``github.recorded_dir``), every
 configured host's dossier home (``runs.jsonl``, the journals, the agent logs; a home that is a tar
 archive is read member by member) and the imported cycle files. Each file is read in chunks and
-decoded line by line (a JSON array written one element per line, as exports and the generator write
-them, is decoded element by element; a ``.json`` document laid out otherwise is decoded whole). Lines that are not JSON (a gate
-log's text, a damaged last line) are counted, not decoded. Nothing is kept, so the floor's memory
-is one chunk and one decoded value, not the fleet.
+decoded line by line: a JSON array written one element per line (as exports and the generator write
+them) element by element; a ``.json`` document laid out otherwise is decoded whole. Lines that are
+not JSON (a gate log's text, a damaged last line) are counted, not decoded. Nothing is kept, so the
+floor's memory is one chunk and one decoded value, not the fleet.
 
 No pipeline can read its inputs faster than this, so ``cold / floor`` says how far a run is from the
 cost of merely looking at its data once, and ``warm / floor`` how much of that a refresh avoids.
