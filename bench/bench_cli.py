@@ -22,6 +22,7 @@ measured before (``BEFORE``).
 
 from __future__ import annotations
 
+import re
 import shutil
 import statistics
 import sys
@@ -129,17 +130,17 @@ def latest_partition(fleet: Path) -> str:
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
 def parse_duration(text: str) -> float | None:
-    """Seconds of a Dagster duration such as ``838ms``, ``1.03s`` or ``1m 5s``; None when unreadable."""
-    total, found = 0.0, False
-    for part in text.replace(",", " ").split():
-        for unit in ("ms", "h", "m", "s"):
-            number = part[: -len(unit)]
-            if part.endswith(unit) and number.replace(".", "", 1).isdigit():
-                total += float(number) * _UNIT_SECONDS[unit]
-                found = True
-                break
-    return total if found else None
+    """Seconds of a Dagster duration such as ``838ms``, ``1.03s``, ``2m32s`` or ``1m 5s``; None when
+    unreadable (every part of the text must be a number with a unit)."""
+    compact = text.replace(",", "").replace(" ", "")
+    parts = _DURATION_PART.findall(compact)
+    if not parts or "".join(n + u for n, u in parts) != compact:
+        return None
+    return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
 
 
 STEP_MARK = 'STEP_SUCCESS - Finished execution of step "'
