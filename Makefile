@@ -61,7 +61,8 @@ dev: $(VENV)/.installed-dev
 	@mkdir -p $(SCORECARD_STATE_DIR)
 	set -m; $(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-## make bench SIZES="S M": generate benchmark fleets and print throughput, wall time, memory, requests.
+## make bench SIZES="S M L XL XXL": generate benchmark fleets (cached in bench/fleets/) and print the CLI
+## measures (cold, warm, +1 week, backfill, fixed cost), the input floor, throughput, memory, requests.
 SIZES ?= S M
 bench: $(VENV)/.installed-dev
 	$(PY) -m bench.run $(SIZES) --json bench/out/latest.json

@@ -111,18 +111,10 @@ def high_water_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-_PEAK_MB = [0.0]
-
-
-def _running_peak(rss: float) -> float:
-    """The process's high-water mark so far: never below an earlier reading (``ru_maxrss`` is updated
-    lazily and can trail a current reading taken a moment before)."""
-    _PEAK_MB[0] = max(_PEAK_MB[0], rss, high_water_rss_mb())
-    return _PEAK_MB[0]
-
-
 class StepClock:
     """Times the steps of one stage and keeps a :class:`StepTiming` for each, in call order."""
+
+    high_water = 0.0  # this process's RSS high-water mark so far (MB), shared by every clock
 
     def __init__(self, stage: str) -> None:
         self.stage = stage
@@ -135,6 +127,8 @@ class StepClock:
         value = call()
         seconds = time.perf_counter() - started
         rss = current_rss_mb()
+        # the kernel's mark can trail a resident size read a moment earlier: keep the process's maximum
+        StepClock.high_water = max(StepClock.high_water, rss, high_water_rss_mb())
         self.steps.append(
             StepTiming(
                 stage=self.stage,
@@ -142,7 +136,11 @@ class StepClock:
                 seconds=round(seconds, 4),
                 rows=rows(value) if rows is not None else None,
                 rss_mb=round(rss, 1),
+<<<<<<< ours
                 rss_high_water_mb=round(_running_peak(rss), 1),
+=======
+                rss_high_water_mb=round(StepClock.high_water, 1),
+>>>>>>> theirs
             )
         )
         return value

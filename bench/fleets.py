@@ -3,9 +3,11 @@
 ``ensure_fleet("M")`` returns the directory of the M fleet (its ``scorecard.yaml`` is the fleet's
 config), generating it first when it is missing or was made by another generator version, seed or
 profile (read from the fleet's ``fleet.json``). Generation is deterministic, so a reused fleet is
-exactly the one a fresh run would produce.
+exactly the one a fresh run would produce. S, M and L are one simulation each; XL and XXL are
+history fleets assembled from eras (``bench.history``), with the week after them in
+``bench/fleets/<size>.week/`` (:func:`week_of`).
 
-Run ``python -m bench.fleets S M`` to generate (or check) fleets from the command line.
+Run ``python -m bench.fleets S M XL`` to generate (or check) fleets from the command line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from bench.history import HISTORY_SIZES, WEEK_MANIFEST, ensure_history_fleet, week_dir
 from scorecard_assets.sample_fleet._catalog import GENERATOR_VERSION, SIZES
 from scorecard_assets.sample_fleet.generate import MARKER_FILE, FleetSummary, generate_fleet
 
@@ -39,15 +42,24 @@ def is_current(path: Path, size: str, seed: int = BENCH_SEED, profile: str = "sa
 
 
 def ensure_fleet(
-    size: str, root: Path = DEFAULT_ROOT, *, seed: int = BENCH_SEED, profile: str = "sample"
+    size: str, root: Path = DEFAULT_ROOT, *, seed: int = BENCH_SEED, profile: str = "sample", jobs: int = 2
 ) -> Path:
-    """The fleet directory ``<root>/<size>``, generated now unless a current one is already there."""
+    """The fleet directory ``<root>/<size>``, generated now unless a current one is already there
+    (history sizes: their eras in ``jobs`` processes)."""
+    if size in HISTORY_SIZES:
+        return ensure_history_fleet(HISTORY_SIZES[size], Path(root), seed, jobs)
     if size not in SIZES:
-        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
+        raise ValueError(f"size must be one of {', '.join([*SIZES, *HISTORY_SIZES])}, got {size!r}")
     out = Path(root) / size
     if not is_current(out, size, seed, profile):
         generate_fleet(out, size=size, profile=profile, seed=seed)
     return out
+
+
+def week_of(fleet: Path) -> Path | None:
+    """The week after a history fleet (``bench.history.apply_week`` appends it), or None."""
+    week = week_dir(fleet)
+    return week if (week / WEEK_MANIFEST).is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,9 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         path = ensure_fleet(size)
         marker = fleet_marker(path) or {}
-        fields = [
-            f for f in FleetSummary.__dataclass_fields__ if f in marker and f not in ("size", "version")
-        ]
+        wanted = [*FleetSummary.__dataclass_fields__, "export_bytes", "generation_seconds"]
+        fields = [f for f in wanted if f in marker and f not in ("size", "version")]
         print(f"{size}: {path}  " + ", ".join(f"{f}={marker[f]}" for f in fields))
     return 0
 

@@ -1,10 +1,13 @@
-"""Benchmark harness: ``python -m bench.run [S] [M] [L] [--only NAME ...] [--json OUT]``.
+"""Benchmark harness: ``python -m bench.run [S M L XL XXL] [--only NAME ...] [--json OUT] [--repeat N]``.
 
-For each fleet size (default S and M) the fleet is generated once (``bench.fleets``), then every
-selected step runs in a fresh child process and one table per size is printed, each target next to
-the measured value with PASS or MISS. Steps (names for ``--only``):
+For each fleet size (default S and M) the fleet is generated once (``bench.fleets``; XL and XXL are
+history fleets, ``bench.history``), then every selected step runs in a fresh child process and one
+table per size is printed, each target next to the measured value with PASS or MISS, then a summary
+of issue 10's targets. Steps (names for ``--only``):
 
-- ``readers``: ``bench_readers.run`` (runs.jsonl, events.jsonl, recorded trails): fastest of 3
+- ``floor``: ``bench.floor``, one process reading and JSON-decoding every input byte once; the CLI
+  measures show their ratio to it.
+- ``readers``: ``bench_readers.run`` (runs.jsonl, events.jsonl, recorded trails): fastest of 5
   timed reads, and one read under ``tracemalloc``.
 - ``agent_logs``: ``bench_agent_logs.run`` (a read with an empty cache, then a read of the
   unchanged logs in the same process), the parse-only time of every slice grouped by log format,
@@ -12,59 +15,84 @@ the measured value with PASS or MISS. Steps (names for ``--only``):
 - ``github``: ``bench_github.run`` (cold, warm and refresh sync of every repo against the fake
   GitHub server; request counts).
 - ``pipeline``: ``bench_pipeline`` stages ``inputs``, ``transform``, ``report``, one child each.
-- ``dagster``: ``python -m scorecard_assets.cli run`` for the latest partition in a fresh temporary
-  ``DAGSTER_HOME``; ``backfill``: then ``cli backfill`` of the 12 weeks ending there (same instance).
-- ``claude_logs`` (once, not per size): the agent-log reader on synthetic Claude stream-json logs.
+- ``dagster`` (cold), ``warm``, ``backfill``, ``week``: ``python -m scorecard_assets.cli`` as a user
+  runs it (``bench.bench_cli``): a cold run in a fresh temporary ``DAGSTER_HOME``, the same run again
+  with nothing new, a 12-week backfill, and (history fleets) a run after one more week is appended.
+- ``empty`` (once, not per size): the fixed cost of one CLI run on a fleet with one repo and no data.
+- ``claude_logs`` (once): the agent-log reader on synthetic Claude stream-json logs.
 - ``sample`` (once): ``make scorecard`` on the bundled sample fleet (no ``SCORECARD_CONFIG``), a
   cold run then the warm one, in a fresh temporary ``DAGSTER_HOME``.
 
-Memory: every measured step runs in a fresh child process started by a bare launcher
-interpreter, which reads ``getrusage(RUSAGE_CHILDREN).ru_maxrss`` after its one child exits: the
-child's own peak RSS, including its reaped descendants (``rss`` in the tables). The launcher is
-needed because a process that execs inherits the RSS high-water mark of the memory it replaces,
-and ``RUSAGE_CHILDREN`` read in the harness would be the largest peak of all children so far.
-Steps timed inside a child report that child's RSS high-water mark right after the step
-(``rss-hw``) or ``tracemalloc``'s peak of Python allocations (``py``). ``--profile DIR`` runs
-every child under cProfile (times are then inflated) and writes ``<size>-<step>.prof`` and a
-text summary per child.
+XXL runs ``floor``, ``dagster`` and ``warm`` unless ``--only`` names other steps. Memory: see
+``bench.harness`` (``rss`` = the step's own child process; ``rss-hw`` = a pipeline child's high-water
+mark after a step; ``py`` = tracemalloc). ``--profile DIR`` runs every child under cProfile (times
+are then inflated) and writes ``<name>.prof`` and a text summary per child; ``--repeat N`` repeats
+every CLI measure N times and shows the median and every run.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import platform
-import pstats
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Callable
+from dataclasses import asdict
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from bench.fleets import REPO_ROOT, ensure_fleet, fleet_marker
+from bench.bench_cli import (
+    dagster_step_seconds,
+    parse_duration,
+    step_backfill,
+    step_cold,
+    step_empty,
+    step_sample,
+    step_warm,
+    step_week,
+)
+from bench.fleets import REPO_ROOT, ensure_fleet, fleet_marker, week_of
+from bench.harness import (
+    MB,
+    MEMORY_LEGEND,
+    Harness,
+    Row,
+    SizeContext,
+    Target,
+    _child_env,
+    _failed,
+    _rate,
+    render_table,
+)
 
-PER_SIZE_STEPS = ("readers", "agent_logs", "github", "pipeline", "dagster", "backfill")
-SHARED_STEPS = ("claude_logs", "sample")
+__all__ = ["Harness", "Row", "Target", "dagster_step_seconds", "parse_duration", "render_table"]
+
+PER_SIZE_STEPS = (
+    "floor",
+    "readers",
+    "agent_logs",
+    "github",
+    "pipeline",
+    "dagster",
+    "warm",
+    "backfill",
+    "week",
+)
+SHARED_STEPS = ("empty", "claude_logs", "sample")
 STEP_NAMES = (*PER_SIZE_STEPS, *SHARED_STEPS)
 DEFAULT_SIZES = ("S", "M")
-# The issues' size-specific targets are stated for fleet M; a smaller fleet must meet them too.
-SIZES_HELD_TO_M_TARGETS = ("S", "M")
-BACKFILL_WEEKS = 12
+KNOWN_SIZES = ("S", "M", "L", "XL", "XXL")
+# Steps a size runs when --only is not given (XXL: what issue 10 asks of it; its other steps take long).
+SIZE_DEFAULT_STEPS: dict[str, tuple[str, ...]] = {"XXL": ("floor", "dagster", "warm")}
 READER_REPEATS = 5
 CLAUDE_LOG_MB = 300.0
-CHILD_TIMEOUT_S = 3600.0
-MB = 1024 * 1024
 GB_MB = 1024.0
 
 JSONL_LINES_PER_S = 200_000
@@ -75,267 +103,6 @@ WARM_REQUESTS = 3
 TRANSFORM_SECONDS_M = 15.0
 TRANSFORM_RSS_MB_M = 1.5 * GB_MB
 SCORECARD_SECONDS_M = 5.0
-DAGSTER_RUN_SECONDS_M = 60.0
-DAGSTER_RUN_RSS_MB_M = 2.0 * GB_MB
-BACKFILL_SECONDS_M = 120.0
-
-
-# ------------------------------------------------------------------------------------ table model
-
-
-@dataclass(frozen=True)
-class Target:
-    """A limit the measured value must not cross: ``value <= limit`` (``at_most``) or ``value >= limit``."""
-
-    limit: float
-    at_most: bool
-    unit: str
-
-    @property
-    def text(self) -> str:
-        return f"{'≤' if self.at_most else '≥'} {_number(self.limit)}{self.unit}"
-
-    def verdict(self, measured: float | None) -> str:
-        if measured is None or math.isnan(measured):
-            return "?"
-        ok = measured <= self.limit if self.at_most else measured >= self.limit
-        return "PASS" if ok else "MISS"
-
-
-@dataclass
-class Row:
-    """One line of a size's table; ``values`` keeps the raw numbers for the JSON output."""
-
-    step: str
-    work: str = ""
-    seconds: float | None = None
-    throughput: str = ""
-    peak_mb: float | None = None
-    memory: str = ""
-    requests: int | None = None
-    target: str = ""
-    measured: str = ""
-    verdict: str = ""
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def check(
-        self,
-        target: Target | None,
-        measured: float | None,
-        shown: str,
-        *,
-        held: bool = True,
-        scope: str = "fleet M",
-    ) -> Row:
-        """Put ``target`` and the measured value on this row. ``held=False`` shows it for information
-        only (verdict ``info``), with ``scope`` saying what the target was set for."""
-        if target is None:
-            return self
-        self.target = target.text if held else f"({target.text}: {scope})"
-        self.measured = shown
-        self.verdict = target.verdict(measured) if held else "info"
-        return self
-
-
-def _number(x: float) -> str:
-    if x >= 1000 and float(x).is_integer():
-        return f"{int(x):,}"
-    return f"{x:g}"
-
-
-def _seconds(x: float | None) -> str:
-    if x is None:
-        return ""
-    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
-
-
-def _rate(amount: float, seconds: float | None, unit: str) -> str:
-    if not seconds or seconds <= 0:
-        return ""
-    per_s = amount / seconds
-    return f"{per_s:,.0f} {unit}/s" if per_s >= 100 else f"{per_s:,.1f} {unit}/s"
-
-
-COLUMNS = ("step", "work", "wall s", "throughput", "peak MB", "mem", "GitHub req", "target", "measured", "")
-
-
-def _cells(row: Row) -> list[str]:
-    return [
-        row.step,
-        row.work,
-        _seconds(row.seconds),
-        row.throughput,
-        "" if row.peak_mb is None else f"{row.peak_mb:,.0f}",
-        row.memory,
-        "" if row.requests is None else str(row.requests),
-        row.target,
-        row.measured,
-        row.verdict,
-    ]
-
-
-def render_table(title: str, rows: list[Row]) -> str:
-    """A markdown table (also readable in a terminal: columns are padded to a common width)."""
-    body = [_cells(r) for r in rows]
-    widths = [max(len(c) for c in column) for column in zip(COLUMNS, *body, strict=False)]
-
-    def line(cells: Iterable[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    out = [f"### {title}", "", line(COLUMNS), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    out.extend(line(cells) for cells in body)
-    return "\n".join(out)
-
-
-MEMORY_LEGEND = (
-    "mem: `rss` = peak resident set of the step's own child process (RUSAGE_CHILDREN in its launcher); "
-    "`rss-hw` = that child's RSS high-water mark right after the step (in-process, cumulative); "
-    "`py` = tracemalloc peak of Python allocations during the step."
-)
-
-
-# ----------------------------------------------------------------------------- child processes
-
-
-@dataclass(frozen=True)
-class ChildRun:
-    """A finished child process: exit code, wall seconds, its peak RSS, and where its output went."""
-
-    name: str
-    returncode: int
-    seconds: float
-    peak_rss_mb: float
-    stdout_path: Path
-    stderr_path: Path
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0
-
-    def stdout(self) -> str:
-        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
-
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
-
-    def failure(self) -> str:
-        tail = "\n".join(self.stderr().strip().splitlines()[-15:])
-        return f"{self.name} exited with {self.returncode}:\n{tail}"
-
-
-# The step's own process is started by this small launcher, not by the harness: on Linux a process
-# that execs inherits the RSS high-water mark of the memory it replaces (the parent's, after fork or
-# vfork), so a child of a 200 MB harness would never report less than 200 MB. The launcher (a bare
-# interpreter, ~10 MB) has exactly one child, so RUSAGE_CHILDREN is that child's own peak.
-LAUNCHER = """
-import json, resource, subprocess, sys, time
-started = time.perf_counter()
-code = subprocess.call(sys.argv[2:])
-seconds = time.perf_counter() - started
-peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-with open(sys.argv[1], "w") as fh:
-    json.dump({"seconds": seconds, "peak_kb": peak_kb}, fh)
-sys.exit(code if code >= 0 else 128 - code)
-"""
-
-
-def _kill_group(pgid: int) -> None:
-    """Kill the session a timed-out child leads (its process group id is its pid)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
-class Harness:
-    """Where child processes run, log and (optionally) write their cProfile."""
-
-    def __init__(self, work: Path, profile_dir: Path | None) -> None:
-        self.work = work
-        self.logs = work / "logs"
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.profile_dir = profile_dir
-        if profile_dir is not None:
-            profile_dir.mkdir(parents=True, exist_ok=True)
-
-    def python(self, name: str, module: str, *args: str) -> list[str]:
-        """``python -m module args``, under cProfile when profiling."""
-        if self.profile_dir is None:
-            return [sys.executable, "-m", module, *args]
-        prof = self.profile_dir / f"{name}.prof"
-        return [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", module, *args]
-
-    def run(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> ChildRun:
-        """Run ``argv`` through :data:`LAUNCHER` in a session of its own (killed whole on timeout).
-
-        The launcher reports the step's wall time and peak RSS; a launcher that died without a
-        report (killed) leaves the wall time measured here and a peak of NaN.
-        """
-        out_path, err_path = self.logs / f"{name}.stdout", self.logs / f"{name}.stderr"
-        report = self.logs / f"{name}.launcher.json"
-        report.unlink(missing_ok=True)
-        launcher = [sys.executable, "-S", "-c", LAUNCHER, str(report), *argv]
-        with out_path.open("wb") as out, err_path.open("wb") as err:
-            started = time.perf_counter()
-            proc = subprocess.Popen(
-                launcher, stdout=out, stderr=err, env=env, cwd=REPO_ROOT, start_new_session=True
-            )
-            try:
-                returncode = proc.wait(timeout=CHILD_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc.pid)
-                returncode = proc.wait()
-            seconds = time.perf_counter() - started
-        peak_mb = math.nan
-        if report.exists():
-            measured = orjson.loads(report.read_bytes())
-            seconds, peak_mb = measured["seconds"], measured["peak_kb"] / 1024.0
-        child = ChildRun(name, returncode, seconds, peak_mb, out_path, err_path)
-        self._summarise_profile(name)
-        return child
-
-    def _summarise_profile(self, name: str) -> None:
-        if self.profile_dir is None:
-            return
-        prof = self.profile_dir / f"{name}.prof"
-        if not prof.exists():
-            return
-        with (self.profile_dir / f"{name}.txt").open("w", encoding="utf-8") as fh:
-            stats = pstats.Stats(str(prof), stream=fh)
-            stats.sort_stats("cumulative").print_stats(40)
-            stats.sort_stats("tottime").print_stats(40)
-
-    def child_step(self, name: str, step: str, fleet: Path, work: str | None = None) -> tuple[ChildRun, Any]:
-        """Run ``python -m bench.run --child STEP`` and load the JSON it wrote (None when it failed).
-
-        The child works in ``<work>/<work or name>`` (steps that share a directory name the same one).
-        """
-        result = self.work / f"{name}.json"
-        result.unlink(missing_ok=True)
-        argv = self.python(
-            name,
-            "bench.run",
-            "--child",
-            step,
-            "--fleet",
-            str(fleet),
-            "--work",
-            str(self.work / (work or name)),
-            "--result",
-            str(result),
-        )
-        child = self.run(name, argv, _child_env())
-        data = orjson.loads(result.read_bytes()) if child.ok and result.exists() else None
-        return child, data
-
-
-def _child_env(**overrides: str | None) -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    for key, value in overrides.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
 
 
 # ------------------------------------------------------------------------ in-child measurements
@@ -429,33 +196,6 @@ def run_child_step(step: str, fleet: Path, work: Path, result: Path) -> int:
     rows = CHILD_STEPS[step](fleet, work)
     result.write_bytes(orjson.dumps(rows, option=orjson.OPT_INDENT_2))
     return 0
-
-
-# ------------------------------------------------------------------------------- parent: steps
-
-
-@dataclass
-class SizeContext:
-    """What the steps of one size share: its fleet, the harness, and the Dagster home once made."""
-
-    size: str
-    fleet: Path
-    harness: Harness
-    dagster_home: Path | None = None
-    partition: str | None = None
-
-    @property
-    def held(self) -> bool:
-        """Whether the M targets are enforced on this size (else shown for information)."""
-        return self.size in SIZES_HELD_TO_M_TARGETS
-
-    def name(self, step: str) -> str:
-        return f"{self.size}-{step}"
-
-
-def _failed(step: str, child: ChildRun) -> Row:
-    print(child.failure(), file=sys.stderr)
-    return Row(step=step, seconds=child.seconds, peak_mb=child.peak_rss_mb, memory="rss", verdict="FAILED")
 
 
 def step_readers(ctx: SizeContext) -> list[Row]:
@@ -690,138 +430,6 @@ def step_pipeline(ctx: SizeContext) -> list[Row]:
     return rows
 
 
-def _dagster_env(home: Path, config: Path | None) -> dict[str, str]:
-    """A fresh instance: the repo's dagster.yaml with state and output under ``home``. The CLI logs
-    Dagster's events at DEBUG, so each step's duration can be read from its output."""
-    return _child_env(
-        SCORECARD_LOG_LEVEL="DEBUG",
-        DAGSTER_HOME=str(home),
-        SCORECARD_STATE_DIR=str(home / "state"),
-        SCORECARD_OUTPUT_DIR=str(home / "reports"),
-        SCORECARD_CONFIG=str(config) if config is not None else None,
-    )
-
-
-def _fresh_dagster_home(parent: Path, name: str) -> Path:
-    home = parent / name
-    if home.exists():
-        shutil.rmtree(home)
-    (home / "state").mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
-    return home
-
-
-def latest_partition(fleet: Path) -> str:
-    """The partition ``cli run`` renders by default for this fleet (latest complete week before as_of)."""
-    from scorecard_assets.config import load_config
-    from scorecard_assets.scoring.windows import latest_complete_partition
-
-    cfg = load_config(fleet / "scorecard.yaml", check_paths=False)
-    return latest_complete_partition(cfg.as_of or datetime.now(UTC).date())
-
-
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: str) -> float | None:
-    """Seconds of a Dagster duration such as ``838ms``, ``1.03s`` or ``1m 5s``; None when unreadable."""
-    total, found = 0.0, False
-    for part in text.replace(",", " ").split():
-        for unit in ("ms", "h", "m", "s"):
-            number = part[: -len(unit)]
-            if part.endswith(unit) and number.replace(".", "", 1).isdigit():
-                total += float(number) * _UNIT_SECONDS[unit]
-                found = True
-                break
-    return total if found else None
-
-
-STEP_MARK = 'STEP_SUCCESS - Finished execution of step "'
-
-
-def dagster_step_seconds(log: str) -> dict[str, tuple[int, float]]:
-    """Per Dagster step: (how many times it succeeded, total seconds), from the run's debug log."""
-    out: dict[str, tuple[int, float]] = {}
-    for line in log.splitlines():
-        at = line.find(STEP_MARK)
-        if at < 0:
-            continue
-        rest = line[at + len(STEP_MARK) :]
-        step, _, tail = rest.partition('" in ')
-        seconds = parse_duration(tail.rstrip(". "))
-        if seconds is None:
-            continue
-        count, total = out.get(step, (0, 0.0))
-        out[step] = (count + 1, total + seconds)
-    return out
-
-
-def _dagster_rows(label: str, child: ChildRun) -> list[Row]:
-    rows = []
-    for step, (count, total) in dagster_step_seconds(child.stderr() + child.stdout()).items():
-        times = f" ×{count}" if count > 1 else ""
-        rows.append(Row(step=f"  {label} asset {step}{times}", seconds=total))
-    return rows
-
-
-def step_dagster(ctx: SizeContext) -> list[Row]:
-    ctx.partition = latest_partition(ctx.fleet)
-    home = _fresh_dagster_home(ctx.harness.work, ctx.name("dagster-home"))
-    ctx.dagster_home = home
-    name = ctx.name("dagster-run")
-    argv = ctx.harness.python(name, "scorecard_assets.cli", "run", "--partition", ctx.partition)
-    child = ctx.harness.run(name, argv, _dagster_env(home, ctx.fleet / "scorecard.yaml"))
-    ok = child.ok and "SUCCESS" in child.stdout()
-    if not ok:
-        ctx.dagster_home = None
-        return [_failed(f"dagster run {ctx.partition}", child)]
-    row = Row(
-        step=f"dagster: cli run {ctx.partition} (whole graph)",
-        work="recorded export",
-        seconds=child.seconds,
-        peak_mb=child.peak_rss_mb,
-        memory="rss",
-        requests=0,
-    ).check(Target(DAGSTER_RUN_SECONDS_M, True, " s"), child.seconds, f"{child.seconds:.1f} s", held=ctx.held)
-    memory = Row(step="dagster: cli run peak RSS", peak_mb=child.peak_rss_mb, memory="rss").check(
-        Target(DAGSTER_RUN_RSS_MB_M, True, " MB"),
-        child.peak_rss_mb,
-        f"{child.peak_rss_mb:,.0f} MB",
-        held=ctx.held,
-    )
-    return [row, memory, *_dagster_rows("run", child)]
-
-
-def step_backfill(ctx: SizeContext) -> list[Row]:
-    """The backfill reads the unpartitioned assets of the ``dagster`` step's instance: run that first
-    when it was not selected (its rows are then shown too)."""
-    before: list[Row] = []
-    if ctx.dagster_home is None or ctx.partition is None:
-        before = step_dagster(ctx)
-    if ctx.dagster_home is None or ctx.partition is None:
-        return before
-    last = date.fromisoformat(ctx.partition)
-    first = (last - timedelta(weeks=BACKFILL_WEEKS - 1)).isoformat()
-    name = ctx.name("dagster-backfill")
-    argv = ctx.harness.python(
-        name, "scorecard_assets.cli", "backfill", "--from", first, "--to", ctx.partition
-    )
-    child = ctx.harness.run(name, argv, _dagster_env(ctx.dagster_home, ctx.fleet / "scorecard.yaml"))
-    succeeded = child.stdout().count(": SUCCESS;")
-    if not child.ok:
-        return [*before, _failed(f"dagster backfill {first}..{ctx.partition}", child)]
-    row = Row(
-        step=f"dagster: cli backfill {first} → {ctx.partition}",
-        work=f"{succeeded}/{BACKFILL_WEEKS} weeks succeeded",
-        seconds=child.seconds,
-        throughput=_rate(BACKFILL_WEEKS, child.seconds, "weeks"),
-        peak_mb=child.peak_rss_mb,
-        memory="rss",
-        requests=0,
-    ).check(Target(BACKFILL_SECONDS_M, True, " s"), child.seconds, f"{child.seconds:.1f} s", held=ctx.held)
-    return [*before, row, *_dagster_rows("backfill", child)]
-
-
 def step_claude_logs(harness: Harness) -> list[Row]:
     child, data = harness.child_step("shared-claude_logs", "claude_logs", REPO_ROOT)
     if data is None:
@@ -845,39 +453,61 @@ def step_claude_logs(harness: Harness) -> list[Row]:
     ]
 
 
-def step_sample(harness: Harness) -> list[Row]:
-    """``make scorecard`` twice on the bundled sample (no SCORECARD_CONFIG): cold, then warm."""
-    home = _fresh_dagster_home(harness.work, "sample-dagster-home")
-    rows: list[Row] = []
-    for label in ("cold", "warm"):
-        name = f"sample-{label}"
-        child = harness.run(
-            name, harness.python(name, "scorecard_assets.cli", "run"), _dagster_env(home, None)
-        )
-        if not child.ok or "SUCCESS" not in child.stdout():
-            rows.append(_failed(f"sample {label}", child))
-            break
+def step_floor(ctx: SizeContext) -> list[Row]:
+    """``bench.floor`` in its own process: every input byte read and JSON-decoded once."""
+    name = ctx.name("floor")
+    out = ctx.harness.work / f"{name}.json"
+    argv = ctx.harness.python(name, "bench.floor", "--fleet", str(ctx.fleet), "--json", str(out))
+    child = ctx.harness.run(name, argv, _child_env())
+    if not child.ok or not out.exists():
+        return [_failed("input floor", child)]
+    data = orjson.loads(out.read_bytes())
+    # the floor is the reading and decoding itself (timed inside the child); the whole process beside it
+    ctx.floor_seconds = data["seconds"]
+    ctx.record("floor", **data)
+    ctx.record("floor", process_seconds=child.seconds, cpu_seconds=child.cpu_seconds)
+    ctx.record("floor", peak_mb=child.peak_rss_mb)
+    rows = [
+        Row(
+            step="input floor: read + JSON-decode every input byte once",
+            work=f"{data['files']:,} files, {data['bytes'] / MB:,.0f} MB, {data['lines']:,} lines; "
+            f"load {child.load_before:.1f}",
+            seconds=data["seconds"],
+            throughput=_rate(data["bytes"] / MB, data["seconds"], "MB"),
+            peak_mb=child.peak_rss_mb,
+            memory="rss",
+            values=data,
+        ),
+        Row(
+            step="  floor: whole process (interpreter, config, file list, reads)",
+            seconds=child.seconds,
+            cpu_seconds=child.cpu_seconds,
+            peak_mb=child.peak_rss_mb,
+            memory="rss",
+        ),
+    ]
+    for kind, c in data["kinds"].items():
         rows.append(
             Row(
-                step=f"make scorecard on the bundled sample ({label})",
-                work="default partition",
-                seconds=child.seconds,
-                peak_mb=child.peak_rss_mb,
-                memory="rss",
-                requests=0,
+                step=f"  floor: {kind}",
+                work=f"{c['files']:,} files, {c['bytes'] / MB:,.1f} MB, {c['lines']:,} lines"
+                + (f" ({c['not_json']:,} not JSON)" if c["not_json"] else ""),
+                values=c,
             )
         )
-        rows.extend(_dagster_rows(label, child))
     return rows
 
 
 SIZE_STEPS: dict[str, Callable[[SizeContext], list[Row]]] = {
+    "floor": step_floor,
     "readers": step_readers,
     "agent_logs": step_agent_logs,
     "github": step_github,
     "pipeline": step_pipeline,
-    "dagster": step_dagster,
+    "dagster": step_cold,
+    "warm": step_warm,
     "backfill": step_backfill,
+    "week": step_week,
 }
 
 
@@ -917,24 +547,113 @@ def machine() -> dict[str, Any]:
 
 def _fleet_line(size: str, fleet: Path, seconds: float) -> str:
     marker = fleet_marker(fleet) or {}
-    keys = ("issues", "comments", "milestone_comments", "events", "runs_jsonl_lines", "logs", "log_bytes")
+    keys = (
+        "issues",
+        "comments",
+        "milestone_comments",
+        "events",
+        "runs_jsonl_lines",
+        "logs",
+        "log_bytes",
+        "export_bytes",
+    )
     parts = [f"{k}={marker[k]:,}" for k in keys if isinstance(marker.get(k), int)]
-    return f"fleet {size}: {fleet} ({', '.join(parts)}; ready in {seconds:.1f} s)"
+    made = marker.get("generation_seconds")
+    if isinstance(made, dict):
+        parts.append("generated in " + ", ".join(f"{k} {v} s" for k, v in made.items()))
+    week = marker.get("week")
+    if isinstance(week, dict):
+        parts.append(
+            f"week after: +{week.get('new_comments', 0):,} comments, +{week.get('events', 0):,} events, "
+            f"+{week.get('runs_jsonl_lines', 0):,} runs.jsonl lines, +{week.get('log_bytes', 0):,} log bytes"
+        )
+    return f"fleet {size}: {fleet} ({'; '.join(parts)}; ready in {seconds:.1f} s)"
 
 
-def run_size(size: str, steps: list[str], harness: Harness) -> tuple[list[Row], str]:
+def size_steps(size: str, steps: list[str], only: list[str] | None) -> tuple[str, ...]:
+    """The per-size steps to run on ``size``: the selection, or the size's default set."""
+    if not only and size in SIZE_DEFAULT_STEPS:
+        return tuple(s for s in steps if s in SIZE_DEFAULT_STEPS[size])
+    return tuple(s for s in steps if s in SIZE_STEPS)
+
+
+def run_size(
+    size: str, steps: tuple[str, ...], harness: Harness, jobs: int = 2
+) -> tuple[list[Row], str, dict[str, Any]]:
     started = time.perf_counter()
-    fleet = ensure_fleet(size)
-    header = _fleet_line(size, fleet, time.perf_counter() - started)
+    fleet = ensure_fleet(size, jobs=jobs)
+    ready = time.perf_counter() - started
+    header = _fleet_line(size, fleet, ready)
     print(header, flush=True)
-    ctx = SizeContext(size=size, fleet=fleet, harness=harness)
+    ctx = SizeContext(size=size, fleet=fleet, harness=harness, week=week_of(fleet), steps=steps)
     rows: list[Row] = []
     for step in steps:
-        if step not in SIZE_STEPS:
-            continue
         print(f"  {size}: {step} ...", flush=True)
         rows.extend(SIZE_STEPS[step](ctx))
-    return rows, header
+    if ctx.run_fleet is not None and ctx.run_fleet != fleet:
+        shutil.rmtree(ctx.run_fleet, ignore_errors=True)  # the working copy (GBs on XL)
+    info = {"path": str(fleet), "ready_seconds": round(ready, 1), "marker": fleet_marker(fleet)}
+    return rows, header, info
+
+
+# The summary: issue 10's table, then M and L against their figures from before.
+SUMMARY: tuple[tuple[str, str, str, str], ...] = (
+    ("XL", "cold", "XL cold, end to end through the CLI", "≤ 15 s, peak ≤ 600 MB"),
+    ("XL", "warm", "XL warm, nothing new", "≤ 6 s"),
+    ("XL", "week", "XL warm, one more week appended", "≤ 8 s"),
+    ("XL", "backfill", "XL 12-week backfill of the report assets", "≤ 20 s"),
+    ("XXL", "cold", "XXL cold", "completes; peak ≤ 2× XL's"),
+    ("XXL", "warm", "XXL warm, nothing new", "≤ 8 s"),
+    ("empty", "empty", "fixed cost of one CLI run on an empty fleet", "≤ 3 s"),
+    ("M", "cold", "M cold (before: 19.0 s, 437 MB)", "not slower"),
+    ("M", "backfill", "M 12-week backfill (before: 28.9 s)", "not slower"),
+    ("L", "cold", "L cold (before: 41.2 s, 853 MB)", "not slower"),
+    ("L", "backfill", "L 12-week backfill (before: 39.3 s)", "not slower"),
+)
+
+
+def summary_rows(results: dict[str, dict[str, dict[str, Any]]]) -> list[Row]:
+    """One row per target of issue 10 that was measured, and one per size with its input floor."""
+    rows: list[Row] = []
+    for size, measure, label, target in SUMMARY:
+        r = results.get(size, {}).get(measure)
+        if not r or r.get("seconds") is None:
+            continue
+        runs = r.get("runs") or []
+        spread = f"n={len(runs)}, {min(runs):.1f}–{max(runs):.1f} s" if len(runs) > 1 else ""
+        ratio = r.get("floor_ratio")
+        row = Row(
+            step=label,
+            work=spread,
+            seconds=r["seconds"],
+            cpu_seconds=r.get("cpu_seconds"),
+            throughput=f"{ratio:,.1f}× floor" if ratio else "",
+            peak_mb=r.get("peak_mb"),
+            memory="rss",
+            target=target,
+            measured=f"{r['seconds']:.1f} s, {r['peak_mb']:,.0f} MB",
+            verdict=r.get("verdict", ""),
+        )
+        rows.append(row)
+    for size, measures in results.items():
+        floor = measures.get("floor")
+        if not floor:
+            continue
+        ratios = [
+            f"{m}/floor {measures[m]['floor_ratio']:,.1f}×"
+            for m in ("cold", "warm", "week")
+            if measures.get(m, {}).get("floor_ratio")
+        ]
+        rows.append(
+            Row(
+                step=f"{size} input floor",
+                work=f"{floor['bytes'] / MB:,.0f} MB; " + ", ".join(ratios),
+                seconds=floor["seconds"],
+                peak_mb=floor["peak_mb"],
+                memory="rss",
+            )
+        )
+    return rows
 
 
 def _selected(only: list[str] | None) -> list[str]:
@@ -948,13 +667,15 @@ def _selected(only: list[str] | None) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
-    parser.add_argument("sizes", nargs="*", help="fleet sizes (S, M, L); default: S M")
+    parser.add_argument("sizes", nargs="*", help=f"fleet sizes ({', '.join(KNOWN_SIZES)}); default: S M")
     parser.add_argument("--only", nargs="+", metavar="NAME", help=f"steps to run: {', '.join(STEP_NAMES)}")
     parser.add_argument("--json", type=Path, default=None, help="also write every row as JSON here")
     parser.add_argument(
         "--work", type=Path, default=None, help="work directory (default: temporary, removed)"
     )
     parser.add_argument("--profile", type=Path, default=None, help="run children under cProfile into DIR")
+    parser.add_argument("--repeat", type=int, default=1, help="run every CLI measure N times (median shown)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes generating history eras (default 2)")
     parser.add_argument("--child", choices=sorted(CHILD_STEPS), help=argparse.SUPPRESS)
     parser.add_argument("--fleet", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
@@ -962,19 +683,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return run_child_step(args.child, args.fleet, args.work, args.result)
     sizes = [s.upper() for s in args.sizes] or list(DEFAULT_SIZES)
+    unknown = sorted(set(sizes) - set(KNOWN_SIZES))
+    if unknown:
+        raise SystemExit(f"unknown size(s) {', '.join(unknown)}; choose from {', '.join(KNOWN_SIZES)}")
     steps = _selected(args.only)
     work = args.work or Path(tempfile.mkdtemp(prefix="scorecard-bench-"))
-    harness = Harness(work.resolve(), args.profile.resolve() if args.profile else None)
+    harness = Harness(work.resolve(), args.profile.resolve() if args.profile else None, args.repeat)
     started = datetime.now(UTC)
     tables: dict[str, list[Row]] = {}
     headers: dict[str, str] = {}
+    fleets: dict[str, Any] = {}
     try:
         for size in sizes:
-            tables[size], headers[size] = run_size(size, steps, harness)
+            tables[size], headers[size], fleets[size] = run_size(
+                size, size_steps(size, steps, args.only), harness, args.jobs
+            )
         shared = [s for s in steps if s in SHARED_STEPS]
         if shared:
             print("  shared: " + ", ".join(shared) + " ...", flush=True)
             rows: list[Row] = []
+            if "empty" in shared:
+                rows.extend(step_empty(harness))
             if "claude_logs" in shared:
                 rows.extend(step_claude_logs(harness))
             if "sample" in shared:
@@ -986,10 +715,14 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     print(
         f"\nscorecard benchmarks, {started:%Y-%m-%d %H:%M} UTC; {info['cores']} cores, {info['cpu']}, "
-        f"{info['memory_gb']} GB; Python {info['python']}"
+        f"{info['memory_gb']} GB; Python {info['python']}; load average at the end "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
     for key, rows in tables.items():
         print("\n" + render_table(f"{key}: {headers[key]}", rows))
+    summary = summary_rows(harness.results)
+    if summary:
+        print("\n" + render_table("summary: issue 10's targets", summary))
     print("\n" + MEMORY_LEGEND)
     if args.profile:
         print(f"cProfile output (times inflated by profiling): {args.profile}")
@@ -997,9 +730,15 @@ def main(argv: list[str] | None = None) -> int:
         payload = {
             "started": started.isoformat(),
             "machine": info,
+            "load_average_end": os.getloadavg(),
+            "repeat": harness.repeat,
             "fleets": headers,
+            "fleet_details": fleets,
+            "results": harness.results,
+            "summary": [asdict(r) for r in summary],
             "tables": {k: [asdict(r) for r in rows] for k, rows in tables.items()},
         }
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_bytes(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
     verdicts = [r.verdict for rows in tables.values() for r in rows]
     print(

@@ -67,8 +67,18 @@ def _pr_comments(pr: PullRequest, seq0: int) -> list[_Comment]:
     return out
 
 
-def render_github(fleet: Fleet, root: Path, written: Written, flags: RenderFlags) -> None:
-    """issues.json and comments.json per repo; comment ids grow with server time across all repos."""
+def render_github(
+    fleet: Fleet,
+    root: Path,
+    written: Written,
+    flags: RenderFlags,
+    *,
+    issue_id_base: int = 2_900_000_000,
+    comment_id_base: int = 3_100_000_000,
+) -> None:
+    """issues.json and comments.json per repo; comment ids grow with server time across all repos.
+
+    The id bases let several fleets be merged into one history without clashing ids (``bench/``)."""
     rng = random.Random(f"github:{fleet.seed}:{fleet.size}:{fleet.profile}")
     comments: list[_Comment] = []
     seq = 0
@@ -82,7 +92,7 @@ def render_github(fleet: Fleet, root: Path, written: Written, flags: RenderFlags
         comments.extend(cs)
     comments.sort(key=lambda c: (c.posted_ms // 1000, c.posted_ms, c.seq))
     ids: dict[int, int] = {}
-    next_id = 3_100_000_000
+    next_id = comment_id_base
     for c in comments:
         next_id += rng.randint(3, 400)
         ids[c.seq] = next_id
@@ -93,7 +103,7 @@ def render_github(fleet: Fleet, root: Path, written: Written, flags: RenderFlags
         per_issue_count[k] = per_issue_count.get(k, 0) + 1
         per_issue_updated[k] = max(per_issue_updated.get(k, 0), c.edited_ms or c.posted_ms)
     issue_ids = {}
-    next_issue_id = 2_900_000_000
+    next_issue_id = issue_id_base
     for obj in sorted(
         [
             *((i.created_ms, i.repo, i.number) for i in fleet.issues),

@@ -73,13 +73,21 @@ def test_cold_sync_page_counts_round_up() -> None:
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("838ms", 0.838), ("1.03s", 1.03), ("1m 5s", 65.0), ("2h", 7200.0), ("12s", 12.0)],
+    [
+        ("838ms", 0.838),
+        ("1.03s", 1.03),
+        ("1m 5s", 65.0),
+        ("2m32s", 152.0),  # Dagster writes minutes and seconds without a space
+        ("1h2m3.5s", 3723.5),
+        ("2h", 7200.0),
+        ("12s", 12.0),
+    ],
 )
 def test_parse_duration_reads_dagster_formats(text: str, seconds: float) -> None:
     assert parse_duration(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "soon", "ms", "1.2.3s"])
+@pytest.mark.parametrize("text", ["", "soon", "ms", "1.2.3s", "5 apples", "3s later"])
 def test_parse_duration_refuses_unreadable_text(text: str) -> None:
     assert parse_duration(text) is None
 

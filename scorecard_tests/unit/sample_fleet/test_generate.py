@@ -1426,4 +1426,4 @@ def test_ensure_fleet_generates_once_and_reuses(tmp_path: Path) -> None:
     ensure_fleet("sample", tmp_path, profile="parity", seed=5)
     assert fleet_marker(path) == marker, "a fleet from another generator version is regenerated"
     with pytest.raises(ValueError):
-        ensure_fleet("XL", tmp_path)
+        ensure_fleet("XXXL", tmp_path)  # XL and XXL are history fleets (bench.history)
