@@ -136,11 +136,7 @@ class StepClock:
                 seconds=round(seconds, 4),
                 rows=rows(value) if rows is not None else None,
                 rss_mb=round(rss, 1),
-<<<<<<< ours
-                rss_high_water_mb=round(_running_peak(rss), 1),
-=======
                 rss_high_water_mb=round(StepClock.high_water, 1),
->>>>>>> theirs
             )
         )
         return value
