@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
-from bench.history import HistorySpec, ensure_history_fleet, week_dir
-
-# Era 0 must span the sample profile's anomaly window (the 30 days before as_of): 5 weeks.
-TINY = HistorySpec("tiny", eras=2, era_issues=90, era_weeks=5, output_scale=0.02)
-SEED = 7
-
-
-@dataclass(frozen=True)
-class TinyHistory:
-    root: Path  # holds .eras/ and the fleet
-    fleet: Path
-    week: Path
-    eras: list[Path]  # newest first
+from bench.history import ensure_history_fleet, week_dir
+from scorecard_tests.factories.history import SEED, TINY, TinyHistory
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ from bench.harness import ChildRun, Harness, SizeContext
 from bench.history import WEEK_SPLIT
 from bench.run import SIZE_DEFAULT_STEPS, _fleet_line, size_steps, summary_rows
 from scorecard_assets.config import load_config
-from scorecard_tests.bench.conftest import TinyHistory
+from scorecard_tests.factories.history import TinyHistory
 
 STEP_LINE = (
     "2026-12-01 10:00:00 +0000 - dagster - DEBUG - weekly_scorecard_job - 1 - {step} - STEP_SUCCESS - "

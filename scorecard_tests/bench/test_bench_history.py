@@ -30,7 +30,7 @@ from bench.history import (
     save_before_week,
     undo_week,
 )
-from scorecard_tests.bench.conftest import SEED, TINY, TinyHistory
+from scorecard_tests.factories.history import SEED, TINY, TinyHistory
 
 SPLIT = f"{WEEK_SPLIT.isoformat()}T00:00:00"
 
