@@ -222,8 +222,7 @@ def test_partition_window_bounds_in_both_modes(tmp_path: Path, mode: str) -> Non
     cfg_path = tmp_path / "scorecard.yaml"
     cfg_path.write_text(yaml.safe_dump(data))
     res = ScorecardResource(config_path=str(cfg_path), state_dir=str(tmp_path / "state"))
-    ctx = dg.build_asset_context(partition_key="2026-11-02", resources={"scorecard": res})
-    w = report._window(ctx, res)
+    w = report._windows(["2026-11-02"], res.load())["2026-11-02"]
     assert (w.start, w.end, w.mode) == (
         pd.Timestamp("2026-10-10T00:00:00Z"),
         pd.Timestamp("2026-11-09T00:00:00Z"),
@@ -304,12 +303,17 @@ def _report_over(
     fleet_env: dict, io: _StaticIO, key: str, selection: list[str] | None = None
 ) -> dg.ExecuteInProcessResult:
     """Materialize report assets (all, or ``selection``) of week ``key`` over the upstream values and
-    stored outputs that ``io`` holds."""
+    stored outputs that ``io`` holds. The config's as_of is a week later than the sample's, so the
+    week after LATEST (which the sample's as_of refuses) can be rendered over a made-up snapshot."""
+    later = sample_config_copy(
+        Path(tempfile.mkdtemp(dir=fleet_env["root"])), output_dir=str(fleet_env["out"]), as_of="2026-11-30"
+    )
+    scorecard = ScorecardResource(config_path=str(later), state_dir=str(fleet_env["root"] / "work"))
     with dg.instance_for_test() as instance:
         return dg.materialize(
             REPORT_DEFS,
             instance=instance,
-            resources={**fleet_env["resources"], "io_manager": io},
+            resources={**fleet_env["resources"], "scorecard": scorecard, "io_manager": io},
             partition_key=key,
             selection=selection,
             raise_on_error=False,
