@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 HEADER = """\
 # The whole dependency tree of `pip install '.[deploy]'` at exact versions: what deploy/Dockerfile
 # installs (then the package itself with --no-deps). Regenerate with `make deploy-lock` after a change
-# to the pins in pyproject.toml; scorecard_tests/unit/test_deploy_files.py checks that the two agree.
+# to the pins in pyproject.toml; scorecard_tests/deploy/test_deploy_files.py checks that the two agree.
 # Resolved for CPython 3.11 on Linux x86_64 (the image's platform).
 """
 
