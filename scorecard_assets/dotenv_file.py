@@ -2,7 +2,8 @@
 
 ``dagster dev`` and ``dagster asset materialize`` load ``./.env`` into the environment, so users keep
 ``GITHUB_TOKEN`` there. Our own command (``scorecard``, which ``make scorecard`` runs, and its
-``python -m`` aliases) does the same, so one token file serves every command. Variables already set in the environment win, as with Dagster.
+``python -m`` aliases) does the same, so one token file serves every command. Variables already set
+in the environment win, as with Dagster.
 """
 
 from __future__ import annotations
