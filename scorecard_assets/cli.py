@@ -59,9 +59,14 @@ COMMAND_GROUPS: list[tuple[str, str, str]] = [
 
 
 def _default_partition() -> str:
-    """The latest complete week before the config's ``as_of`` (else before today)."""
+    """The latest complete week before the config's ``as_of`` (else before today), and never one the
+    partitions do not have yet (an ``as_of`` in the future)."""
+    from scorecard_assets.defs.partitions import weekly_partitions
+
     cfg = load_config()
-    return latest_complete_partition(cfg.as_of or datetime.now(UTC).date())
+    week = latest_complete_partition(cfg.as_of or datetime.now(UTC).date())
+    last = weekly_partitions.get_last_partition_key()
+    return min(week, last) if last is not None else week
 
 
 def _checked_week(key: str, flag: str) -> str:

@@ -204,3 +204,15 @@ def test_progress_on_a_terminal_draws_a_bar_not_lines() -> None:
     progress.finish("acme/api")
     progress.close()
     assert "[1/2]" not in stream.getvalue() and "github sync" in stream.getvalue()
+
+
+def test_an_as_of_in_the_future_never_picks_a_week_the_partitions_lack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import date
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(cli, "load_config", lambda: SimpleNamespace(as_of=date(2099, 1, 7)))
+    assert cli._default_partition() == weekly_partitions.get_last_partition_key()
+    monkeypatch.setattr(cli, "load_config", lambda: SimpleNamespace(as_of=date(2026, 11, 23)))
+    assert cli._default_partition() == "2026-11-16"
