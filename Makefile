@@ -6,17 +6,17 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 ROOT := $(abspath .)
 
-# The instance lives in the repo (dagster.yaml here); state and reports in gitignored folders.
-export DAGSTER_HOME := $(ROOT)
-export SCORECARD_STATE_DIR ?= $(ROOT)/.dagster
+# Nothing to export: from the repo root, `scorecard`, `dg dev` and `dagster dev` use ./dagster.yaml
+# (instance under .dagster/instance/, state under .dagster/) unless DAGSTER_HOME / SCORECARD_* are set.
 # Reports go to the config's output_dir (the sample's: this checkout's reports/), or $SCORECARD_OUTPUT_DIR.
 # numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: scorecard week test lint dev bench sample clean install install-dev lock
+.PHONY: scorecard week test lint dev bench sample clean install install-dev deploy-test install-deploy-test lock
 
-# Every package CI needs (runtime + the dev and deploy extras), pinned with hashes: `make install`
-# installs exactly these, then the project itself without resolving again. `make lock` refreshes it.
+# Every package CI needs (runtime + the dev, deploy and deploy-test extras), pinned with hashes:
+# `make install` installs exactly these, then the project itself without resolving again.
+# `make lock` refreshes it (and deploy/requirements.txt, the image's runtime pins, from the same resolver).
 LOCK := requirements.lock
 UV_VERSION := 0.13.8
 
@@ -33,20 +33,31 @@ $(VENV)/.installed: pyproject.toml $(LOCK) | $(PY)
 $(VENV)/.installed-dev: $(VENV)/.installed
 	touch $@
 
+$(VENV)/.installed-deploy-test: $(VENV)/.installed-dev
+	touch $@
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+# the deployment contract test's needs: the deploy extras, moto, and Debian's PostgreSQL server
+install-deploy-test: $(VENV)/.installed-deploy-test
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; \
+	  else \
+	    echo "error: the PostgreSQL server (initdb, pg_ctl) is missing; install Debian's postgresql package" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
 
 ## make scorecard: materialize the whole asset graph on the bundled sample fleet (or $SCORECARD_CONFIG)
 ## for the latest complete week before the config's as_of, and print where the report is.
 scorecard: $(VENV)/.installed
-	@mkdir -p $(SCORECARD_STATE_DIR)
-	$(PY) -m scorecard_assets.cli run
+	$(VENV)/bin/scorecard run
 
 ## make week WEEK=2026-10-26: render one past week (partition key = its Monday).
 week: $(VENV)/.installed
 	@test -n "$(WEEK)" || { echo "usage: make week WEEK=YYYY-MM-DD (a Monday)"; exit 2; }
-	@mkdir -p $(SCORECARD_STATE_DIR)
-	$(PY) -m scorecard_assets.cli run --partition $(WEEK)
+	$(VENV)/bin/scorecard run --partition $(WEEK)
 
 ## make test: install the test extras and run the whole suite (offline).
 test: $(VENV)/.installed-dev
@@ -55,11 +66,15 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check scorecard_assets scorecard_tests bench
 	$(VENV)/bin/ruff format --check scorecard_assets scorecard_tests bench
+	$(VENV)/bin/dg check defs
+
+## make deploy-test: the no-shared-disk contract test (PostgreSQL and an S3 API on 127.0.0.1, deploy/).
+deploy-test: install-deploy-test
+	$(PY) -m pytest -m deploy scorecard_tests/deploy
 
 ## make dev: the Dagster UI (and daemon: schedules, backfills) on http://127.0.0.1:3000
 dev: $(VENV)/.installed-dev
-	@mkdir -p $(SCORECARD_STATE_DIR)
-	set -m; $(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	set -m; $(VENV)/bin/dg dev -h 127.0.0.1 -p 3000
 
 ## make bench SIZES="S M L XL XXL": generate benchmark fleets (cached in bench/fleets/) and print the CLI
 ## measures (cold, warm, +1 week, backfill, fixed cost), the input floor, throughput, memory, requests.
@@ -75,8 +90,12 @@ sample: $(VENV)/.installed
 ## (every platform, hashes); versions already locked are kept unless UPGRADE=1.
 lock: | $(PY)
 	$(PIP) install -q uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --extra deploy --universal --python-version 3.11 \
-	  --generate-hashes --custom-compile-command 'make lock' --quiet $(if $(UPGRADE),--upgrade) -o $(LOCK)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --extra deploy --extra deploy-test --universal \
+	  --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet \
+	  $(if $(UPGRADE),--upgrade) -o $(LOCK)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra deploy --python-platform x86_64-manylinux_2_28 \
+	  --python-version 3.11 --no-annotate --custom-compile-command 'make lock' --quiet \
+	  --constraint $(LOCK) -o deploy/requirements.txt
 
 clean:
 	rm -rf $(VENV) .dagster reports bench/out bench/fleets

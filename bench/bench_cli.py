@@ -114,7 +114,14 @@ def _fresh_dagster_home(parent: Path, name: str) -> Path:
     if home.exists():
         shutil.rmtree(home)
     (home / "state").mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    # the repo's instance settings (pools, run limit) without its storage paths, which are relative to
+    # the working directory: here every store of the instance defaults to the fresh home
+    import yaml
+
+    settings = yaml.safe_load((REPO_ROOT / "dagster.yaml").read_text())
+    for key in ("storage", "local_artifact_storage", "compute_logs"):
+        settings.pop(key, None)
+    (home / "dagster.yaml").write_text(yaml.safe_dump(settings))
     return home
 
 

@@ -1,9 +1,9 @@
 """The ``.env`` file of the working directory, read the way the ``dagster`` command reads it.
 
 ``dagster dev`` and ``dagster asset materialize`` load ``./.env`` into the environment, so users keep
-``GITHUB_TOKEN`` there. Our own entry points (``python -m scorecard_assets.cli``, which ``make
-scorecard`` runs, and ``python -m scorecard_assets.github``) do the same, so one token file serves
-every command. Variables already set in the environment win, as with Dagster.
+``GITHUB_TOKEN`` there. Our own command (``scorecard``, which ``make scorecard`` runs, and its
+``python -m`` aliases) does the same, so one token file serves every command. Variables already set
+in the environment win, as with Dagster.
 """
 
 from __future__ import annotations

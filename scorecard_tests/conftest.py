@@ -20,19 +20,15 @@ HERMETIC_ENV = (
     "SCORECARD_CONFIG",
     "SCORECARD_OUTPUT_DIR",
     "SCORECARD_STATE_DIR",
+    "SCORECARD_STORAGE_URL",
     "DAGSTER_HOME",
     "GITHUB_TOKEN",
-    "SCORECARD_PARTITIONS_START",
 )
-# Read when scorecard_assets.defs.partitions is imported, so it must go before any test module imports it.
-_SAVED_PARTITIONS_START = os.environ.pop("SCORECARD_PARTITIONS_START", None)
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _hermetic_environment() -> object:
     """Tests never see the caller's scorecard settings (the Makefile exports some for `make scorecard`)."""
     saved = {k: os.environ.pop(k) for k in HERMETIC_ENV if k in os.environ}
-    if _SAVED_PARTITIONS_START is not None:
-        saved["SCORECARD_PARTITIONS_START"] = _SAVED_PARTITIONS_START
     yield
     os.environ.update(saved)

@@ -7,11 +7,13 @@ Parquet plus a manifest; a dict as ``value.json``. Inputs come back as a
 asset asks, and then only the columns and rows it asks for) and as the dict for dicts. An asset that
 returns the handle it was given for its own previous value stores nothing new (no-change refresh).
 
-A table-shaped asset with a frame contract (``FRAME_CONTRACTS``) is stored only when its frame keeps
+A table-shaped asset with a frame contract (``catalog.CONTRACTS``) is stored only when its frame keeps
 it: every column of the contract, each of its kind (an Arrow table: every column present); a frame
 that breaks it fails the step with the problems named (docs/architecture.md "Frame contracts").
 
-``dagster/uri`` metadata on every output links the stored value. Docs: docs/storage.md.
+``dagster/uri`` metadata on every output links the stored value. A run over a range of partitions
+(``BackfillPolicy.single_run()``) hands over one value per partition as a dict keyed by partition
+key and gets the same back as input (``partition_values.py``). Docs: docs/storage.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pydantic import Field
 from upath import UPath
 
 from scorecard_assets import schemas
+from scorecard_assets.defs.catalog import CONTRACTS, column_schema
+from scorecard_assets.defs.partition_values import values_by_partition
 from scorecard_assets.records import TableResult
 from scorecard_assets.storage.location import uri_of
 from scorecard_assets.storage.settings import io_location
@@ -38,16 +42,8 @@ from scorecard_assets.storage.tables import (
 
 JSON_VALUE = "value.json"
 
-# The contract each table-shaped asset's frame keeps (by asset name).
-FRAME_CONTRACTS: dict[str, schemas.Contract] = {
-    "trail_comments": schemas.TRAIL_COMMENTS,
-    "run_telemetry": schemas.RUN_TELEMETRY,
-    "dispatch_events": schemas.DISPATCH_EVENTS,
-    "agent_log_usage": schemas.AGENT_LOG_USAGE,
-    "trail_runs": schemas.TRAIL_RUNS,
-    "run_table": schemas.RUN_TABLE,
-    "cycles": schemas.CYCLES,
-}
+# The contract each table-shaped asset's frame keeps (by asset name): the catalog's, defined once.
+FRAME_CONTRACTS: dict[str, schemas.Contract] = CONTRACTS
 
 
 def require_frame_contract(asset_name: str, value: TableResult | ArrowResult) -> None:
@@ -84,26 +80,44 @@ class TableIOManager(dg.ConfigurableIOManager):
     def root(self) -> UPath:
         return io_location(self.url) if self.url else io_location()
 
-    def _directory(self, context: dg.OutputContext | dg.InputContext) -> UPath:
-        partition = context.asset_partition_key if context.has_asset_partitions else None
+    def _directory(self, context: dg.OutputContext | dg.InputContext, partition: str | None) -> UPath:
         return value_directory(self.root(), context.asset_key, partition)
+
+    @staticmethod
+    def _partitions(context: dg.OutputContext | dg.InputContext) -> list[str] | None:
+        return list(context.asset_partition_keys) if context.has_asset_partitions else None
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         if obj is None:
             return
-        directory = self._directory(context)
+        partitions = self._partitions(context)
+        if partitions is None or len(partitions) == 1:
+            self._store(context, self._directory(context, partitions[0] if partitions else None), obj)
+            return
+        for key, value in values_by_partition(partitions, obj).items():
+            self._store(context, self._directory(context, key), value, link=False)
+        context.add_output_metadata({"dagster/uri": uri_of(self._directory(context, None))})
+
+    def _store(self, context: dg.OutputContext, directory: UPath, obj: Any, *, link: bool = True) -> None:
+        def linked(meta: dict[str, Any]) -> None:
+            if link:
+                context.add_output_metadata(meta)
+
         if isinstance(obj, StoredTable):
             stored = obj if obj.directory == directory else write_table(directory, _as_arrow(obj))
-            context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
+            linked({"dagster/uri": uri_of(directory), "stored_version": stored.version})
             return
         if isinstance(obj, TableResult | ArrowResult):
             require_frame_contract(context.asset_key.path[-1], obj)
             stored = write_table(directory, obj)
-            context.add_output_metadata({"dagster/uri": uri_of(directory), "stored_version": stored.version})
+            linked({"dagster/uri": uri_of(directory), "stored_version": stored.version})
+            schema = column_schema(context.asset_key.to_user_string(), _stored_types(obj))
+            if schema is not None:
+                context.add_output_metadata({"dagster/column_schema": schema})
             return
         if isinstance(obj, dict):
             write_json_value(directory / JSON_VALUE, obj)
-            context.add_output_metadata({"dagster/uri": uri_of(directory / JSON_VALUE)})
+            linked({"dagster/uri": uri_of(directory / JSON_VALUE)})
             return
         raise TypeError(
             f"{context.asset_key.to_user_string()}: cannot store a {type(obj).__name__} "
@@ -111,7 +125,12 @@ class TableIOManager(dg.ConfigurableIOManager):
         )
 
     def load_input(self, context: dg.InputContext) -> Any:
-        directory = self._directory(context)
+        partitions = self._partitions(context)
+        if partitions is None or len(partitions) == 1:
+            return self._load(context, self._directory(context, partitions[0] if partitions else None))
+        return {key: self._load(context, self._directory(context, key)) for key in partitions}
+
+    def _load(self, context: dg.InputContext, directory: UPath) -> Any:
         table = open_table(directory)
         if table is not None:
             return table
@@ -121,6 +140,13 @@ class TableIOManager(dg.ConfigurableIOManager):
             f"{context.asset_key.to_user_string()}: no stored value at {directory}; "
             "materialize it first (or point SCORECARD_STORAGE_URL at the store that holds it)"
         )
+
+
+def _stored_types(obj: TableResult | ArrowResult) -> dict[str, str]:
+    """Column -> type name of what is being stored (pandas dtypes, or Arrow types)."""
+    if isinstance(obj, ArrowResult):
+        return {f.name: str(f.type) for f in obj.table.schema}
+    return {str(c): str(t) for c, t in obj.frame.dtypes.items()}
 
 
 def _as_arrow(table: StoredTable) -> ArrowResult:

@@ -1,4 +1,4 @@
-"""Materialization metadata for table-shaped assets: row count, column schema, a sanitised preview;
+"""Materialization metadata for table-shaped assets: row count, a sanitised preview, sources;
 and :func:`table_output`, what such an asset returns (its warning checks live in ``checks.py``)."""
 
 from __future__ import annotations
@@ -39,11 +39,9 @@ def preview_markdown(df: pd.DataFrame, columns: Sequence[str] | None = None, row
 
 def table_metadata(result: TableResult, preview_columns: Sequence[str] | None = None) -> dict[str, Any]:
     df = result.frame
+    # the column schema (contract descriptions, stored types) is added by the IO manager (catalog.py)
     meta: dict[str, Any] = {
         "dagster/row_count": len(df),
-        "dagster/column_schema": dg.TableSchema(
-            columns=[dg.TableColumn(str(c), str(t)) for c, t in df.dtypes.items()]
-        ),
         "preview": dg.MetadataValue.md(preview_markdown(df, preview_columns)),
         "warnings": sum(w.count for w in result.warnings),
     }

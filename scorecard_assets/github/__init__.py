@@ -3,7 +3,7 @@
 Pure modules (no Dagster): ``client`` (PyGithub client, bounded retries, request counting,
 redaction), ``cache`` (``TrailCache``), ``sync`` (``sync_repo``, ``build_trail_result``), ``export``
 (``export_repo``). ``resource`` holds the Dagster ``GitHubResource`` and is imported explicitly.
-CLI: ``python -m scorecard_assets.github export|sync``.
+CLI: ``scorecard github export|sync`` (alias ``python -m scorecard_assets.github``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Command line: ``python -m scorecard_assets.pairings verify POOL.json [--tolerance 1e-9]``."""
+"""``scorecard pairings verify POOL.json [--tolerance 1e-9]`` (alias: ``python -m
+scorecard_assets.pairings verify …``)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,11 @@ from pathlib import Path
 
 from scorecard_assets.pairings.constants import VERIFY_TOLERANCE
 
+GROUP = "pairings"
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m scorecard_assets.pairings",
-        description="Pragmatikos scoring tools.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """``scorecard pairings verify`` (registered in ``scorecard_assets/cli.py``)."""
     verify = commands.add_parser(
         "verify",
         help="recompute every group's adjusted axes, tiers, scores and imputed tiers of a pool.json",
@@ -28,16 +27,20 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--tolerance", type=float, default=VERIFY_TOLERANCE, help="largest accepted |difference| (1e-9)"
     )
-    return parser
+    verify.set_defaults(func=_verify)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from scorecard_assets.pairings.verify import run_verify
+
+    return run_verify(args.pool_file, tolerance=args.tolerance)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "verify":
-        from scorecard_assets.pairings.verify import run_verify
+    """``python -m scorecard_assets.pairings …`` = ``scorecard pairings …``."""
+    from scorecard_assets.cli import main as scorecard_main
 
-        return run_verify(args.pool_file, tolerance=args.tolerance)
-    return 2  # unreachable: argparse requires a known command
+    return scorecard_main([GROUP, *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

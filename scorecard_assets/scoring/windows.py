@@ -108,6 +108,22 @@ def latest_complete_partition(as_of: date) -> str:
     return (current_monday - timedelta(days=7)).isoformat()
 
 
+def week_past_as_of(key: str, as_of: date | None) -> str | None:
+    """Why the week keyed ``key`` cannot be reported with data snapshotted ``as_of``, or None.
+
+    A week is covered when it ended on or before ``as_of`` (:func:`latest_complete_partition`); a
+    later week would be rendered from data that stops inside it, so the report refuses it. Without
+    ``as_of`` (the data is "now") every week the partitions offer is covered."""
+    if as_of is None:
+        return None
+    last = latest_complete_partition(as_of)
+    if _parse_monday(key).isoformat() <= last:
+        return None
+    return (
+        f"week {key} ends after the config's as_of ({as_of.isoformat()}); the last week it covers is {last}"
+    )
+
+
 def _in_window(times: pd.Series, w: Window) -> pd.Series:
     """True where ``times`` is in ``[w.start, w.end)``; NaT is never inside."""
     return (times >= w.start) & (times < w.end)

@@ -24,7 +24,7 @@ from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
@@ -222,8 +222,7 @@ def test_partition_window_bounds_in_both_modes(tmp_path: Path, mode: str) -> Non
     cfg_path = tmp_path / "scorecard.yaml"
     cfg_path.write_text(yaml.safe_dump(data))
     res = ScorecardResource(config_path=str(cfg_path), state_dir=str(tmp_path / "state"))
-    ctx = dg.build_asset_context(partition_key="2026-11-02", resources={"scorecard": res})
-    w = report._window(ctx, res)
+    w = report._windows(["2026-11-02"], res.load())["2026-11-02"]
     assert (w.start, w.end, w.mode) == (
         pd.Timestamp("2026-10-10T00:00:00Z"),
         pd.Timestamp("2026-11-09T00:00:00Z"),
@@ -304,12 +303,17 @@ def _report_over(
     fleet_env: dict, io: _StaticIO, key: str, selection: list[str] | None = None
 ) -> dg.ExecuteInProcessResult:
     """Materialize report assets (all, or ``selection``) of week ``key`` over the upstream values and
-    stored outputs that ``io`` holds."""
+    stored outputs that ``io`` holds. The config's as_of is a week later than the sample's, so the
+    week after LATEST (which the sample's as_of refuses) can be rendered over a made-up snapshot."""
+    later = sample_config_copy(
+        Path(tempfile.mkdtemp(dir=fleet_env["root"])), output_dir=str(fleet_env["out"]), as_of="2026-11-30"
+    )
+    scorecard = ScorecardResource(config_path=str(later), state_dir=str(fleet_env["root"] / "work"))
     with dg.instance_for_test() as instance:
         return dg.materialize(
             REPORT_DEFS,
             instance=instance,
-            resources={**fleet_env["resources"], "io_manager": io},
+            resources={**fleet_env["resources"], "scorecard": scorecard, "io_manager": io},
             partition_key=key,
             selection=selection,
             raise_on_error=False,
@@ -527,3 +531,86 @@ def test_rematerializing_a_week_gives_the_same_outputs_apart_from_the_generation
             assert strip(a) == strip(b)
         else:
             assert a == b, name
+
+
+def _comparable(store: Path, window_end: str) -> dict[str, object]:
+    """A published week without its generation times and with the store's own path neutral: the
+    sidecar minus generatedAt (and the pairings' generated), the markdown minus its header line, the
+    digest, the file names."""
+    folder = store / window_end
+
+    def text(name: str) -> str:
+        return (folder / name).read_text().replace(store.as_uri(), "<store>").replace(str(store), "<store>")
+
+    sidecar = json.loads(text("model-scorecard.json"))
+    sidecar.pop("generatedAt")
+    for origin in ("fleet", "imported"):
+        ((sidecar.get("pairings") or {}).get(origin) or {}).get("meta", {}).pop("generated", None)
+    return {
+        "sidecar": sidecar,
+        "markdown": [x for x in text("model-scorecard.md").splitlines() if "Generated" not in x],
+        "digest": text("digest.txt"),
+        "files": sorted(p.name for p in folder.iterdir()),
+    }
+
+
+def test_a_range_of_weeks_in_one_run_publishes_what_one_run_per_week_does(
+    fleet_env: dict, tmp_path: Path
+) -> None:
+    """BackfillPolicy.single_run: the UI's backfill (or `dg launch --partition-range`) of three weeks
+    is one run with one materialization per week and per asset, each with its own metadata."""
+    weeks = ["2026-10-26", "2026-11-02", "2026-11-09"]
+    stores = {"range": tmp_path / "range", "single": tmp_path / "single"}
+    base = fleet_env["resources"]
+    with dg.instance_for_test() as instance:
+        ranged = dg.materialize(
+            ALL_DEFS,
+            instance=instance,
+            resources={**base, "reports": ReportStoreResource(url=str(stores["range"]))},
+            selection=REPORT,
+            tags={
+                "dagster/asset_partition_range_start": weeks[0],
+                "dagster/asset_partition_range_end": weeks[-1],
+            },
+        )
+        assert ranged.success
+        mats = ranged.get_asset_materialization_events()
+        per_week = {(e.asset_key.to_user_string(), e.partition) for e in mats}
+        assert per_week == {(a, k) for a in REPORT for k in weeks}, "one materialization per asset and week"
+        windows = {
+            e.partition: e.event_specific_data.materialization.metadata["window"].value
+            for e in mats
+            if e.asset_key.to_user_string() == "scorecard_report"
+        }
+        assert len(set(windows.values())) == 3, "each week carries its own metadata"
+        (guard,) = [
+            e for e in ranged.get_asset_check_evaluations() if e.check_name == "window_not_silently_empty"
+        ]
+        assert guard.passed and guard.metadata["weeks"].value == 3
+        for key in weeks:
+            assert dg.materialize(
+                ALL_DEFS,
+                instance=instance,
+                resources={**base, "reports": ReportStoreResource(url=str(stores["single"]))},
+                selection=REPORT,
+                partition_key=key,
+            ).success
+    for key in weeks:
+        end = window_for_partition(key, days=30, mode="runs").window_end_date
+        assert _comparable(stores["range"], end) == _comparable(stores["single"], end), key
+    assert (stores["range"] / "latest" / "WINDOW").read_text().strip() == window_for_partition(
+        weeks[-1], days=30, mode="runs"
+    ).window_end_date
+
+
+def test_a_week_past_the_configs_as_of_is_refused_in_one_line(fleet_env: dict) -> None:
+    """The UI offers every week up to the last complete one; the sample's data stops at its as_of
+    (2026-11-23), so the week of 2026-11-23 is refused before anything is computed or published."""
+    published = _files(fleet_env["out"]) if fleet_env["out"].is_dir() else {}
+    result = _report(fleet_env, "2026-11-23", raise_on_error=False)
+    assert not result.success
+    message = _step_failure(result, "model_scorecard")
+    assert message == (
+        "week 2026-11-23 ends after the config's as_of (2026-11-23); the last week it covers is 2026-11-16"
+    )
+    assert _files(fleet_env["out"]) == published

@@ -1,5 +1,6 @@
-"""The command line entry points: week keys checked with a clear message, ``./.env`` read as the
-dagster command reads it."""
+"""The ``scorecard`` command: week keys and ranges checked with a one-line message and a non-zero
+exit, ``./.env`` read as the dagster command reads it, every command's help, the ``python -m``
+aliases, progress lines and summaries."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from scorecard_assets import cli
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.dotenv_file import load_dotenv_of_cwd
+from scorecard_assets.progress import Progress
+from scorecard_assets.storage.run_failures import root_cause
 
 
 @pytest.mark.parametrize(
@@ -27,8 +30,33 @@ from scorecard_assets.dotenv_file import load_dotenv_of_cwd
             "backfill --from: 2026-10-06 is a Tuesday",
         ),
         (["backfill", "--from", "2026-10-05", "--to", "2026-11-22"], "backfill --to: 2026-11-22 is a Sunday"),
+        (
+            # the sample's as_of is 2026-11-23: its last covered week is 2026-11-16
+            ["run", "--partition", "2026-11-23"],
+            "--partition: week 2026-11-23 ends after the config's as_of (2026-11-23); "
+            "the last week it covers is 2026-11-16",
+        ),
+        (["run", "--partition", "2099-01-05"], "--partition: week 2099-01-05 is not over yet"),
+        (
+            ["backfill", "--from", "2026-11-02", "--to", "2099-01-05"],
+            "backfill --to: week 2099-01-05 is not over",
+        ),
+        (
+            ["backfill", "--from", "2026-11-16", "--to", "2026-11-02"],
+            "backfill: --from 2026-11-16 is after --to 2026-11-02",
+        ),
     ],
-    ids=["not-a-monday", "not-a-date", "before-the-first-week", "backfill-from", "backfill-to"],
+    ids=[
+        "not-a-monday",
+        "not-a-date",
+        "before-the-first-week",
+        "backfill-from",
+        "backfill-to",
+        "past-as-of",
+        "future-week",
+        "backfill-past-the-last-week",
+        "reversed-range",
+    ],
 )
 def test_a_bad_week_key_stops_with_a_message_not_a_traceback(
     argv: list[str], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -37,7 +65,9 @@ def test_a_bad_week_key_stops_with_a_message_not_a_traceback(
     assert weekly_partitions.get_first_partition_key() == "2026-01-05"  # the default the cases assume
     with pytest.raises(SystemExit) as stop:
         cli.main(argv)
-    assert says in str(stop.value.code)
+    message = str(stop.value.code)
+    assert says in message
+    assert "\n" not in message, "one line, no traceback"
 
 
 def test_a_good_week_key_passes_the_check() -> None:
@@ -87,6 +117,102 @@ def test_a_step_failure_is_reported_by_its_root_cause() -> None:
     wrapper = SimpleNamespace(
         cls_name="DagsterExecutionStepExecutionError", message="Error occurred", cause=inner
     )
-    assert cli._root_cause(wrapper) == "FileExistsError: [Errno 17] File exists: '/out'"
+    assert root_cause(wrapper) == "FileExistsError: [Errno 17] File exists: '/out'"
     already = SimpleNamespace(cls_name="ValueError", message="ValueError: bad", cause=None)
-    assert cli._root_cause(already) == "ValueError: bad"
+    assert root_cause(already) == "ValueError: bad"
+
+
+def test_a_week_past_as_of_is_never_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    default = cli._default_partition()
+    assert cli._checked_week(default, "--partition") == default  # the default passes every check
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["run"],
+        ["latest"],
+        ["backfill"],
+        ["github"],
+        ["github", "sync"],
+        ["github", "export"],
+        ["pairings"],
+        ["pairings", "verify"],
+    ],
+    ids=lambda a: " ".join(a) or "scorecard",
+)
+def test_every_command_explains_itself(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: scorecard {' '.join(argv)}".rstrip())
+    assert len(out.splitlines()) > 4, "a description, not just the usage line"
+
+
+def test_every_registered_group_is_a_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    listed = capsys.readouterr().out
+    for name, _module, summary in cli.COMMAND_GROUPS:
+        assert name in listed and summary.split(";")[0] in listed
+
+
+def test_python_m_forms_are_aliases_of_the_groups(capsys: pytest.CaptureFixture[str]) -> None:
+    from scorecard_assets.github.__main__ import main as github_main
+    from scorecard_assets.pairings.__main__ import main as pairings_main
+
+    for alias, group in ((github_main, "github"), (pairings_main, "pairings")):
+        with pytest.raises(SystemExit) as stop:
+            alias(["--help"])
+        assert stop.value.code == 0
+        assert capsys.readouterr().out.startswith(f"usage: scorecard {group}")
+
+
+def test_progress_off_a_terminal_is_one_plain_line_per_item_and_a_summary() -> None:
+    import io
+
+    stream = io.StringIO()
+    progress = Progress(total=3, unit="week", what="backfill", stream=stream)
+    assert progress.bar is False
+    progress.finish("2026-11-02", seconds=2.0)
+    progress.finish("2026-11-09", ok=False, note="guard refused", seconds=1.0)
+    progress.finish("2026-11-16", seconds=4.0)
+    assert stream.getvalue().splitlines() == [
+        "[1/3] 2026-11-02 ok 2.0 s",
+        "[2/3] 2026-11-09 FAILED 1.0 s — guard refused",
+        "[3/3] 2026-11-16 ok 4.0 s",
+    ]
+    summary = progress.summary()
+    assert summary.startswith("backfill: 3 weeks in ")
+    assert ", 1 failed (2026-11-09); slowest: 2026-11-16 4.0 s, 2026-11-02 2.0 s, 2026-11-09 1.0 s" in summary
+
+
+def test_progress_on_a_terminal_draws_a_bar_not_lines() -> None:
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    progress = Progress(total=2, unit="repo", what="github sync", stream=stream)
+    assert progress.bar is True
+    progress.start("acme/api")
+    progress.finish("acme/api")
+    progress.close()
+    assert "[1/2]" not in stream.getvalue() and "github sync" in stream.getvalue()
+
+
+def test_an_as_of_in_the_future_never_picks_a_week_the_partitions_lack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from datetime import date
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(cli, "load_config", lambda: SimpleNamespace(as_of=date(2099, 1, 7)))
+    assert cli._default_partition() == weekly_partitions.get_last_partition_key()
+    monkeypatch.setattr(cli, "load_config", lambda: SimpleNamespace(as_of=date(2026, 11, 23)))
+    assert cli._default_partition() == "2026-11-16"

@@ -1,9 +1,13 @@
-"""End to end: ``dagster dev`` on 127.0.0.1, a materialization launched through GraphQL, files checked.
+"""End to end: ``dg dev`` on 127.0.0.1 with no DAGSTER_HOME and no scorecard variable, a
+materialization launched through GraphQL, files checked.
 
-The server runs with its own DAGSTER_HOME (a temp dir holding the repo's dagster.yaml), the bundled
-sample fleet, and output into a temp dir. Started in its own session with SIGINT at its default
-disposition (docs/testing.md "End to end": a background job of a non-interactive shell would ignore SIGINT, and
-dagster dev copies that onto SIGTERM), and stopped with SIGTERM; the whole process group must be gone.
+The server runs in a throw-away copy of the project root (pyproject.toml, dagster.yaml,
+workspace.yaml, and links to the package and the venv), exactly as ``make dev`` starts it in the
+checkout: the instance must land in that root's ``.dagster/instance/`` and the state in its
+``.dagster/``. Only SCORECARD_OUTPUT_DIR is set, so the published files go to a temp dir and not into
+the checkout's reports/. Started in its own session with SIGINT at its default disposition (a
+background job of a non-interactive shell would ignore SIGINT, and dagster dev copies that onto
+SIGTERM; docs/testing.md "End to end"), and stopped with SIGTERM; the whole process group must be gone.
 """
 
 from __future__ import annotations
@@ -62,25 +66,40 @@ def _graphql(base: str, query: str, variables: dict | None = None) -> dict:
     return body["data"]
 
 
+PROJECT_FILES = ("pyproject.toml", "dagster.yaml", "workspace.yaml")
+PROJECT_LINKS = ("scorecard_assets", ".venv")
+
+
+def _project_copy(root: Path) -> Path:
+    """A project root laid out like the checkout's, sharing its package and venv."""
+    project = root / "project"
+    project.mkdir()
+    for name in PROJECT_FILES:
+        shutil.copy(REPO / name, project / name)
+    venv = Path(sys.executable).parent.parent
+    for name, target in (("scorecard_assets", REPO / "scorecard_assets"), (".venv", venv)):
+        (project / name).symlink_to(target, target_is_directory=True)
+    return project
+
+
 @pytest.fixture(scope="module")
 def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
-    home = tmp_path_factory.mktemp("dagster-home")
-    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
-    out = home / "reports"
+    root = tmp_path_factory.mktemp("dg-dev")
+    project = _project_copy(root)
+    home = root
+    out = root / "reports"
     port = _free_port()
     env = {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "SCORECARD_STATE_DIR": str(home / "state"),
-        "SCORECARD_OUTPUT_DIR": str(out),
-        "DAGSTER_DISABLE_TELEMETRY": "yes",
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SCORECARD_", "DAGSTER_")) and k not in {"GITHUB_TOKEN", "VIRTUAL_ENV"}
     }
-    env.pop("SCORECARD_CONFIG", None)
+    env.update(SCORECARD_OUTPUT_DIR=str(out), DAGSTER_DISABLE_TELEMETRY="yes")
     log = open(home / "dev.log", "wb")  # noqa: SIM115 - closed in teardown
-    dagster = Path(sys.executable).with_name("dagster")
+    dg = Path(sys.executable).with_name("dg")
     proc = subprocess.Popen(
-        [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
-        cwd=REPO,
+        [str(dg), "dev", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=project,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -99,7 +118,7 @@ def dagster_dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                 pass
             assert time.monotonic() < deadline, (home / "dev.log").read_text()[-3000:]
             _wait(proc, 0.5)
-        yield {"base": base, "out": out, "home": home, "proc": proc}
+        yield {"base": base, "out": out, "home": home, "proc": proc, "project": project}
     finally:
         pgid = os.getpgid(proc.pid)
         proc.send_signal(signal.SIGTERM)
@@ -254,3 +273,13 @@ def test_one_check_executes_alone_through_graphql(dagster_dev: dict, weekly_run:
     assert [(e["assetKey"]["path"], e["checkName"], e["success"], e["severity"]) for e in evaluations] == [
         (["trail_runs"], "unusable_at", False, "WARN")
     ]
+
+
+def test_the_instance_and_the_state_live_under_the_project_roots_dagster_folder(
+    dagster_dev: dict, weekly_run: list[dict]
+) -> None:
+    dot = dagster_dev["project"] / ".dagster"
+    assert (dot / "instance" / "storage" / "runs.db").is_file() or (dot / "instance" / "storage").is_dir()
+    assert list((dot / "instance" / "storage").rglob("*.db")), "run and event storage in .dagster/instance"
+    assert (dot / "io" / "run_table").is_dir(), "asset values in .dagster/io"
+    assert (dot / "state" / "agent-logs").is_dir(), "incremental state in .dagster/state"

@@ -15,6 +15,9 @@ from scorecard_assets.sources.runs_jsonl import read_run_telemetry
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
 
 GROUP = "ingest"
+# Steps that write shared state run one at a time across runs (instance pools, docs/dagster.md "Pools").
+GITHUB_POOL = "github_sync"
+AGENT_LOG_POOL = "agent_log_state"
 GITHUB_CACHE_FILE = "github-trails.sqlite"
 GITHUB_STATE = "github"
 AGENT_LOG_STATE = "agent-logs"
@@ -28,6 +31,7 @@ class TrailSyncConfig(dg.Config):
 @dg.asset(
     group_name=GROUP,
     kinds={"github", "pandas"},
+    pool=GITHUB_POOL,
 )
 def trail_comments(
     context: dg.AssetExecutionContext,
@@ -77,7 +81,7 @@ def dispatch_events(scorecard: ScorecardResource) -> dg.Output[TableResult]:
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=AGENT_LOG_POOL)
 def agent_log_usage(scorecard: ScorecardResource, state: StateStoreResource) -> dg.Output[TableResult]:
     """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
     cfg = scorecard.load()

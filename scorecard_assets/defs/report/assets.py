@@ -1,6 +1,15 @@
-"""Group ``report``: weekly partitions. The model scorecard, the pairing scores, the rendered report."""
+"""Group ``report``: weekly partitions. The model scorecard, the pairing scores, the rendered report.
 
-from datetime import UTC, datetime
+Each asset has ``BackfillPolicy.single_run()``: a range of weeks (a UI backfill, ``dg launch
+--partition-range``) is one run, and each asset computes every week of the range in that run, with
+metadata per week (``partition_values.py`` for how the values are passed). Every asset refuses a week
+that ends after the config's ``as_of`` (``scoring/windows.py``), so no report is rendered from data
+that stops inside its week. ``scorecard_report`` publishes in the ``report_publish`` pool and carries
+the freshness policy of the Monday report (docs/dagster.md).
+"""
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +18,7 @@ import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.defs.metadata import preview_markdown
+from scorecard_assets.defs.partition_values import partition_output, values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.pairings.window import score_window, window_rows_filter
@@ -33,6 +43,7 @@ from scorecard_assets.scoring.windows import (
     previous_window,
     rows_filter,
     select_runs,
+    week_past_as_of,
     window_for_partition,
 )
 from scorecard_assets.storage.location import uri_of
@@ -47,9 +58,21 @@ def now_iso() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-def _window(context: dg.AssetExecutionContext, scorecard: ScorecardResource) -> Window:
-    cfg = scorecard.load()
-    return window_for_partition(context.partition_key, days=cfg.window.days, mode=cfg.window.mode)
+PUBLISH_POOL = "report_publish"
+# Monday's report is due by 09:00 UTC (the schedule runs at 06:00); it must have been materialized since
+# the week ended (Monday 00:00 UTC), else the asset shows as failing its freshness policy.
+REPORT_FRESHNESS = dg.FreshnessPolicy.cron(deadline_cron="0 9 * * 1", lower_bound_delta=timedelta(hours=9))
+ONE_RUN_PER_RANGE = dg.BackfillPolicy.single_run()
+
+
+def _windows(keys: Sequence[str], cfg: ScorecardConfig) -> dict[str, Window]:
+    """The window of every week ``keys`` names (the run's partitions, in order); a week past the
+    config's ``as_of`` fails the run with one line (nothing is computed or written)."""
+    refused = [m for m in (week_past_as_of(k, cfg.as_of) for k in keys) if m]
+    if refused:
+        more = f" (and {len(refused) - 1} more week(s) of the range)" if len(refused) > 1 else ""
+        raise dg.Failure(description=refused[0] + more, allow_retries=False)
+    return {k: window_for_partition(k, days=cfg.window.days, mode=cfg.window.mode) for k in keys}
 
 
 def _config_dir(cfg: ScorecardConfig) -> Path | None:
@@ -57,24 +80,50 @@ def _config_dir(cfg: ScorecardConfig) -> Path | None:
     return cfg.config_path.parent if cfg.config_path else None
 
 
-@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
+@dg.asset(
+    group_name=GROUP,
+    partitions_def=weekly_partitions,
+    kinds={"pandas"},
+    backfill_policy=ONE_RUN_PER_RANGE,
+)
 def model_scorecard(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
     run_table: StoredTable,
-) -> dg.Output[dict[str, Any]]:
+) -> Any:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
     Its blocking check `window_not_silently_empty` refuses a silently empty window."""
     cfg = scorecard.load()
-    w = _window(context, scorecard)
-    baseline = previous_window(w)
-    # only the rows these two windows can select are read (predicate pushdown), never the history
-    candidates = run_table.read(filter=rows_filter([w, baseline]))
+    windows = _windows(context.partition_keys, cfg)
+    store = reports.store(cfg)
+    # only the rows these windows and their baselines can select are read (predicate pushdown)
+    baselines = {k: previous_window(w) for k, w in windows.items()}
+    candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
+    warnings = lineage_warnings(run_table)
+    sources = [s.model_dump() for s in lineage_sources(run_table)]
+    out: dict[str, dict[str, Any]] = {}
+    for key, w in windows.items():
+        sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
+        context.add_asset_metadata(meta, partition_key=key)
+        out[key] = sidecar
+    return partition_output(out)
+
+
+def _model_scorecard_of(
+    cfg: ScorecardConfig,
+    w: Window,
+    baseline: Window,
+    candidates: pd.DataFrame,
+    warnings: list[DataWarning],
+    sources: list[dict[str, Any]],
+    store: ReportStore,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's sidecar and its materialization metadata."""
     runs = select_runs(candidates, w)
     applicable = warnings_of_window(
-        lineage_warnings(run_table), runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos]
+        warnings, runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos]
     )
     baseline_rows = window_issue_rows(candidates, baseline)
     sidecar = scorecard_of_rows(
@@ -84,7 +133,7 @@ def model_scorecard(
         generated_at=now_iso(),
         warnings=[warning_line(x) for x in applicable],
     )
-    sidecar["sources"] = [s.model_dump() for s in lineage_sources(run_table)]
+    sidecar["sources"] = sources
     sidecar["warningRecords"] = [x.model_dump() for x in applicable]
     frames = scorecard_frames(sidecar)
     totals = frames.get("totals", pd.DataFrame())
@@ -93,30 +142,43 @@ def model_scorecard(
     sidecar[GUARD_KEY] = guard_inputs(
         rows=int(grand.get("n") or 0),
         previous_rows=len(baseline_rows),
-        published_rows=reports.store(cfg).published_issue_rows(sidecar["windowEnd"]),
+        published_rows=store.published_issue_rows(sidecar["windowEnd"]),
         window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
     )
-    return dg.Output(
-        sidecar,
-        metadata={
-            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
-            "issue_rows": int(grand.get("n") or 0),
-            "delivered": int(grand.get("delivered") or 0),
-            "delivery_rate": float(grand.get("deliveryRate") or 0.0),
-            "models": len(sidecar.get("totals") or []),
-            "warnings": len(applicable),
-            "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
-        },
-    )
+    meta = {
+        "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
+        "issue_rows": int(grand.get("n") or 0),
+        "delivered": int(grand.get("delivered") or 0),
+        "delivery_rate": float(grand.get("deliveryRate") or 0.0),
+        "models": len(sidecar.get("totals") or []),
+        "warnings": len(applicable),
+        "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
+    }
+    return sidecar, meta
 
 
-@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"pandas"})
+@dg.asset(
+    group_name=GROUP,
+    partitions_def=weekly_partitions,
+    kinds={"pandas"},
+    backfill_policy=ONE_RUN_PER_RANGE,
+)
 def pairing_scores(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: StoredTable
-) -> dg.Output[dict[str, Any]]:
+) -> Any:
     """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
     separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
-    w = _window(context, scorecard)
+    windows = _windows(context.partition_keys, scorecard.load())
+    out: dict[str, dict[str, Any]] = {}
+    for key, w in windows.items():
+        value, meta = _pairing_scores_of(w, cycles)
+        context.add_asset_metadata(meta, partition_key=key)
+        out[key] = value
+    return partition_output(out)
+
+
+def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's pairing scores and their materialization metadata."""
     inside = cycles.read(filter=window_rows_filter(w.start, w.end))
     result = score_window(inside, window_start=w.start, window_end=w.end, generated=now_iso())
     meta: dict[str, Any] = {"window": f"{w.window_start_date} → {w.window_end_date}"}
@@ -144,24 +206,51 @@ def pairing_scores(
         "warnings": [x.model_dump() for x in cycles.warnings],
         "sources": [x.model_dump() for x in cycles.sources],
     }
-    return dg.Output(result_with_warnings, metadata=meta)
+    return result_with_warnings, meta
 
 
-@dg.asset(group_name=GROUP, partitions_def=weekly_partitions, kinds={"markdown", "json"})
+@dg.asset(
+    group_name=GROUP,
+    partitions_def=weekly_partitions,
+    kinds={"markdown", "json"},
+    backfill_policy=ONE_RUN_PER_RANGE,
+    pool=PUBLISH_POOL,
+    freshness_policy=REPORT_FRESHNESS,
+)
 def scorecard_report(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
-    model_scorecard: dict[str, Any],
-    pairing_scores: dict[str, Any],
+    model_scorecard: Any,
+    pairing_scores: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
     charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
     guard check refuses, also when materialized on its own."""
     cfg = scorecard.load()
+    keys = list(_windows(context.partition_keys, cfg))
     store = reports.store(cfg)
-    _refuse_a_silently_empty_window(model_scorecard, store)
+    scorecards = values_by_partition(keys, model_scorecard)
+    pairings = values_by_partition(keys, pairing_scores)
+    # every week of the range is checked before the first file is written
+    for key in keys:
+        _refuse_a_silently_empty_window(scorecards[key], store)
+    for key in keys:
+        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key])
+        context.add_asset_metadata(meta, partition_key=key)
+    return dg.MaterializeResult()
+
+
+def _publish_week(
+    context: dg.AssetExecutionContext,
+    cfg: ScorecardConfig,
+    store: ReportStore,
+    key: str,
+    model_scorecard: dict[str, Any],
+    pairing_scores: dict[str, Any],
+) -> dict[str, Any]:
+    """Render and publish one week's report; its materialization metadata."""
     sidecar = assemble_sidecar(
         model_scorecard,
         pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
@@ -174,7 +263,7 @@ def scorecard_report(
             *_records(SourceStat, pairing_scores.get("sources")),
         ],
     )
-    regenerate = f"make week WEEK={context.partition_key}"
+    regenerate = f"make week WEEK={key}"
     markdown = render_markdown(sidecar, regenerate_cmd=regenerate)
     digest = render_digest(sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"))
     pngs = chart_pngs(sidecar)
@@ -191,19 +280,17 @@ def scorecard_report(
     embedded = chart_markdown({name: files[name] for name in pngs})
     for line in digest:
         context.log.info(line)
-    return dg.MaterializeResult(
-        metadata={
-            "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
-            "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
-            "dagster/uri": uri_of(written["model-scorecard.md"].parent),
-            "report_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.md"])),
-            "sidecar_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.json"])),
-            "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
-            "warnings": len(sidecar["warnings"]),
-            "sidecar_valid": not problems,
-            "latest_window": store.latest_window() or "",
-        }
-    )
+    return {
+        "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
+        "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
+        "dagster/uri": uri_of(written["model-scorecard.md"].parent),
+        "report_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.md"])),
+        "sidecar_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.json"])),
+        "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+        "warnings": len(sidecar["warnings"]),
+        "sidecar_valid": not problems,
+        "latest_window": store.latest_window() or "",
+    }
 
 
 def _records(kind: type[DataWarning] | type[SourceStat], values: Any) -> list[Any]:

@@ -3,7 +3,7 @@
 ERROR and blocking, partitioned like its asset: it evaluates the inputs ``model_scorecard`` stored
 under ``report.guard.GUARD_KEY`` with the pure rule of ``report/guard.py``; ``scorecard_report`` is
 then skipped, and applies the same rule again before it writes, so materializing the report alone
-cannot bypass it.
+cannot bypass it. Over a range of weeks in one run, the check fails when any week fails.
 
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
@@ -13,6 +13,7 @@ from typing import Any
 
 import dagster as dg
 
+from scorecard_assets.defs.partition_values import values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.report.guard import (
     GUARD_ASSET,
@@ -37,7 +38,7 @@ def guard_check_result(
     )
 
 
-def _window_not_silently_empty(model_scorecard: dict[str, Any]) -> dg.AssetCheckResult:
+def _week_result(model_scorecard: dict[str, Any]) -> dg.AssetCheckResult:
     g = stored_guard_inputs(model_scorecard)
     return guard_check_result(
         GUARD_ASSET,
@@ -45,6 +46,27 @@ def _window_not_silently_empty(model_scorecard: dict[str, Any]) -> dg.AssetCheck
         previous_rows=int(g["previous_rows"]),
         published_rows=g["published_rows"],
         window=str(g["window"]),
+    )
+
+
+def _window_not_silently_empty(
+    context: dg.AssetCheckExecutionContext, model_scorecard: Any
+) -> dg.AssetCheckResult:
+    """One week: the guard's result. A range of weeks in one run (BackfillPolicy.single_run): one
+    result for the range (Dagster 1.13 records a check once per step), failing when any week fails,
+    naming every refused window; the report then publishes none of them."""
+    weeks = values_by_partition(list(context.partition_keys), model_scorecard)
+    results = {key: _week_result(value) for key, value in weeks.items()}
+    if len(results) == 1:
+        return next(iter(results.values()))
+    refused = {key: r for key, r in results.items() if not r.passed}
+    return dg.AssetCheckResult(
+        asset_key=GUARD_ASSET,
+        check_name=GUARD_CHECK,
+        passed=not refused,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"weeks": len(results), "refused_weeks": ", ".join(refused) or "none"},
+        description="; ".join(str(r.description) for r in refused.values()) or None,
     )
 
 
