@@ -10,7 +10,7 @@ stay after the first run.
 Code versions: bump an asset's entry in :data:`CODE_VERSIONS` when a change makes it compute a
 different value from the same inputs (a rule, a formula, a new column); Dagster then marks it and
 what depends on it as changed code. Refactors that keep every value leave it alone
-(docs/dagster.md "Definitions").
+(docs/dagster.md "Definitions: the catalog").
 """
 
 from __future__ import annotations

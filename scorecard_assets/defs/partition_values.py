@@ -4,7 +4,8 @@ The report assets have ``BackfillPolicy.single_run()``: a backfill (or ``dg laun
 --partition-range``) materializes a whole range of weeks in one run. Dagster's convention, which the
 ``TableIOManager`` follows: for a single partition an asset returns (and its consumers receive) the
 value itself; for a range, a dict keyed by partition key. These two helpers turn either form into
-``{key: value}`` and back, so an asset body is written once for both (docs/dagster.md "Backfills").
+``{key: value}`` and back, so an asset body is written once for both
+(docs/dagster.md "Backfills: one run per range").
 """
 
 from __future__ import annotations

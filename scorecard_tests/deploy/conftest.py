@@ -6,10 +6,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from scorecard_tests.factories.services import S3, Postgres, postgres_server, s3_server
-
-STORE_BUCKET = "scorecard"
-LOG_BUCKET = "scorecard-logs"
+from scorecard_tests.factories.services import (
+    LOG_BUCKET,
+    S3,
+    STORE_BUCKET,
+    Postgres,
+    postgres_server,
+    s3_server,
+)
 
 
 @pytest.fixture(scope="session")

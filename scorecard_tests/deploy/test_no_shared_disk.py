@@ -29,8 +29,7 @@ import pytest
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.scoring.windows import window_for_partition
-from scorecard_tests.deploy.conftest import LOG_BUCKET, STORE_BUCKET
-from scorecard_tests.factories.services import S3, Postgres
+from scorecard_tests.factories.services import LOG_BUCKET, S3, STORE_BUCKET, Postgres
 
 pytestmark = pytest.mark.deploy
 

@@ -22,6 +22,8 @@ import pytest
 
 PG_USER = "postgres"  # the cluster's superuser, and the OS user the server runs as under root
 START_TIMEOUT_S = 120
+STORE_BUCKET = "scorecard"  # the bucket for the IO manager, the state stores and the reports
+LOG_BUCKET = "scorecard-logs"  # the bucket for compute logs
 
 
 def free_port() -> int:
