@@ -34,7 +34,7 @@ def fleet_marker(path: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def is_current(path: Path, size: str, seed: int = BENCH_SEED, profile: str = "sample") -> bool:
+def is_current(path: Path, size: str, seed: int = BENCH_SEED, profile: str = "stress") -> bool:
     """The directory holds a complete fleet of this size, seed and profile from this generator."""
     marker = fleet_marker(path)
     wanted = {"version": GENERATOR_VERSION, "size": size, "seed": seed, "profile": profile}
@@ -42,7 +42,7 @@ def is_current(path: Path, size: str, seed: int = BENCH_SEED, profile: str = "sa
 
 
 def ensure_fleet(
-    size: str, root: Path = DEFAULT_ROOT, *, seed: int = BENCH_SEED, profile: str = "sample", jobs: int = 2
+    size: str, root: Path = DEFAULT_ROOT, *, seed: int = BENCH_SEED, profile: str = "stress", jobs: int = 2
 ) -> Path:
     """The fleet directory ``<root>/<size>``, generated now unless a current one is already there
     (history sizes: their eras in ``jobs`` processes)."""

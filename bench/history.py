@@ -143,7 +143,7 @@ def generate_era(spec: HistorySpec, era: int, seed: int, out: Path) -> dict[str,
         raise ValueError(f"era must be in 0..{MAX_ERAS - 1}, got {era}")
     started = time.perf_counter()
     size = SizeSpec(f"era{era}", spec.era_issues, spec.era_weeks, spec.output_scale, 0, "bench")
-    fleet = _EraPlanner(size, "sample", seed, era).plan()
+    fleet = _EraPlanner(size, "stress", seed, era).plan()  # every anomaly, as the S..L fleets
     by_issue: dict[tuple[str, int], list[Dispatch]] = {}
     for d in fleet.dispatches:
         by_issue.setdefault((d.repo, d.issue), []).append(d)

@@ -7,7 +7,9 @@ adds the rare and the hostile ones on a few deterministically chosen issues, and
 the renderer applies while writing (truncated last lines, malformed lines and entries, a directory
 where a log would be, a token count of ``1e400``, the configured extras of ``_extras``).
 
-The ``parity`` profile only gets the problems both the reference and the product treat the same way.
+The ``stress`` profile gets every one of them (its fleet is the sample's, planned with the same
+draws); the ``sample`` profile only the few a real week has (:func:`_realistic`); the ``parity``
+profile only the problems both the reference and the product treat the same way.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from scorecard_assets.sample_fleet._catalog import (
     HUMANS,
     MINUTE_MS,
     REPOS,
+    plan_profile,
 )
 from scorecard_assets.sample_fleet._model import (
     Dispatch,
@@ -110,9 +113,11 @@ def _plain_single(i: Issue) -> bool:
 def inject(fleet: Fleet, dispatches_by_issue: dict[tuple[str, int], list[Dispatch]]) -> RenderFlags:
     """Apply the anomalies of ``fleet.profile`` in place; return the damage the renderer applies."""
     parity = fleet.profile == "parity"
-    rng = random.Random(f"anomalies:{fleet.seed}:{fleet.size}:{fleet.profile}")
+    rng = random.Random(f"anomalies:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}")
     window = _starts_in(AS_OF_MS - 29 * DAY_MS, AS_OF_MS - 4 * DAY_MS)
     picker = _Picker(fleet, rng, window)
+    if fleet.profile == "sample":
+        return _realistic(fleet, picker)
     scale = max(1, len(fleet.issues) // 400)
 
     _trail_anomalies(picker, parity, scale)
@@ -150,6 +155,44 @@ def inject(fleet: Fleet, dispatches_by_issue: dict[tuple[str, int], list[Dispatc
         quoted_comment_id_in=None if parity else REPOS[1].name,
         log_dir_in_place_of=None if parity else _log_dir_site(fleet, window),
         truncated_cycle_row=not parity,
+    )
+
+
+def _realistic(fleet: Fleet, picker: _Picker) -> RenderFlags:
+    """The bundled sample: the handful of problems a real fleet's week has (docs/sample_fleet.md
+    "What the sample shows"), nothing hostile. The regular simulation already gives old telemetry
+    whose cost is only in the agent log, a moving ``-latest`` tag, a ``[1m]`` variant, gateway
+    spellings, classifier-only runs and killed agents; this adds one pasted ``at=``, one writer with
+    a slow clock, one journal cut mid-line while it was written and one agent still running."""
+    rng = picker.rng
+    for issue in picker.recent(_plain_single):
+        gate = _first(issue, "gate")
+        assert gate is not None
+        gate.at_text = DATE_PASTE
+    for issue in picker.recent(_plain_single):
+        impl, review = _first(issue, "implement"), _review(issue)
+        assert impl is not None
+        review.at_text = iso_seconds(impl.at_ms - rng.randint(3, 9) * MINUTE_MS)
+    for edited in picker.pick(lambda i: bool(i.notes) and i.notes[0].posted_ms < AS_OF_MS - 2 * DAY_MS):
+        n = edited.notes[0]
+        n.body += "\n\n(edit: added the stack trace)"
+        n.edited_ms = n.posted_ms + 2 * HOUR_MS + rng.randint(0, 3_600_000)
+    for d in fleet.dispatches:
+        if d.killed and d.turn_count:
+            d.truncate_tail = True
+    running = sorted(
+        (d for d in fleet.dispatches if d.end_ms is None and d.turn_count),
+        key=lambda d: (d.repo, d.issue, d.start_ms),
+    )
+    streams = [d for d in running if d.fmt == "claude-stream"]
+    if streams or running:
+        rng.choice(streams or running).truncate_tail = True
+    hosts = fleet.hosts
+    return RenderFlags(
+        truncate_events_of=((hosts[0], REPOS[1].name),),
+        extra_log_files=False,
+        gate_logs=True,
+        invalid_cycle_rows=False,
     )
 
 

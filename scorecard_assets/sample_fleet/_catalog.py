@@ -372,7 +372,14 @@ SIZES: dict[str, SizeSpec] = {
     "L": SizeSpec("L", 15000, 26, 1.6, 0, "bench"),
 }
 
-PROFILES = ("sample", "parity")
+PROFILES = ("sample", "stress", "parity")
+
+
+def plan_profile(profile: str) -> str:
+    """The profile name the random draws are seeded with: ``stress`` plans the same fleet as ``sample``
+    (same issues, runs and logs) and only damages more of it, so the two differ exactly by their
+    anomalies (docs/sample_fleet.md "Profiles")."""
+    return "sample" if profile == "stress" else profile
 
 # Untrusted strings that must survive every reader and be neutralised by the report.
 HOSTILE_MODELS = (

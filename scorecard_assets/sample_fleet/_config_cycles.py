@@ -11,7 +11,7 @@ from typing import Any
 
 from scorecard_assets.config import DEFAULT_ROUTING_PREFIXES
 from scorecard_assets.pairings.constants import POOLED_FIELDS
-from scorecard_assets.sample_fleet._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs
+from scorecard_assets.sample_fleet._catalog import AS_OF, CONFIG_PRICES, REPOS, checkout_globs, plan_profile
 from scorecard_assets.sample_fleet._extras import EXTRA_HOSTS, EXTRA_REPOS, UNSUPPORTED_CYCLE_FILE
 from scorecard_assets.sample_fleet._model import Fleet, dumps
 from scorecard_assets.sample_fleet._render import RenderFlags, Written, write
@@ -130,11 +130,12 @@ def _cycle_row(p: ImportedPairing, day: date, rng: random.Random) -> dict[str, A
 def render_cycles(
     fleet: Fleet, root: Path, written: Written, flags: RenderFlags, recent: int = 16, older: int = 6
 ) -> None:
-    """Imported Pragmatikos cycle rows (the 25 pooled fields, pool order), plus three rows that fail
-    validation: one without ``day``, one with a text ``u``, one with ``tshipe`` out of 0..2. With
+    """Imported Pragmatikos cycle rows (the 25 pooled fields, pool order), plus (``invalid_cycle_rows``)
+    three rows that fail validation: one without ``day``, one with a text ``u``, one with ``tshipe``
+    out of 0..2. With
     ``truncated_cycle_row`` the file ends in the first half of one more row (an export cut short):
     not JSON, and without a final newline."""
-    rng = random.Random(f"cycles:{fleet.seed}:{fleet.size}:{fleet.profile}")
+    rng = random.Random(f"cycles:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}")
     rows: list[dict[str, Any]] = []
     for p in IMPORTED_PAIRINGS:
         # ``recent`` rows per pairing in the default window (ranked there), ``older`` ones before it
@@ -146,9 +147,10 @@ def render_cycles(
     bad_missing = {k: rows[0][k] for k in POOLED_FIELDS if k != "day"}
     bad_type = {**{k: rows[1][k] for k in POOLED_FIELDS}, "u": "two"}
     bad_range = {**{k: rows[2][k] for k in POOLED_FIELDS}, "tshipe": 7}
-    lines[5:5] = [dumps(bad_missing)]
-    lines[20:20] = [dumps(bad_type)]
-    lines.append(dumps(bad_range))
+    if flags.invalid_cycle_rows:
+        lines[5:5] = [dumps(bad_missing)]
+        lines[20:20] = [dumps(bad_type)]
+        lines.append(dumps(bad_range))
     text = "\n".join(lines) + "\n"
     if flags.truncated_cycle_row:
         cut_short = dumps({k: rows[-1][k] for k in POOLED_FIELDS})

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scorecard_assets.sample_fleet._catalog import FLEET_USER, REPOS
+from scorecard_assets.sample_fleet._catalog import FLEET_USER, REPOS, plan_profile
 from scorecard_assets.sample_fleet._model import RUNSTATE_MARKER, Fleet, Issue, PullRequest, iso_seconds
 from scorecard_assets.sample_fleet._render import RenderFlags, Written, json_array, write
 
@@ -79,7 +79,7 @@ def render_github(
     """issues.json and comments.json per repo; comment ids grow with server time across all repos.
 
     The id bases let several fleets be merged into one history without clashing ids (``bench/``)."""
-    rng = random.Random(f"github:{fleet.seed}:{fleet.size}:{fleet.profile}")
+    rng = random.Random(f"github:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}")
     comments: list[_Comment] = []
     seq = 0
     for issue in fleet.issues:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from scorecard_assets.sample_fleet._catalog import (
+    plan_profile,
     AS_OF_MS,
     DAY_MS,
     HOSTS,
@@ -99,7 +100,7 @@ class Planner:
         self.seed = seed
         self.mix = MIXES[size.mix]
         self.output_scale = size.output_scale
-        self.rng = random.Random(f"fleet:{seed}:{size.name}:{profile}")
+        self.rng = random.Random(f"fleet:{seed}:{size.name}:{plan_profile(profile)}")
         self.hosts: tuple[HostSpec, ...] = HOSTS[:1] if self.parity else HOSTS
         self.fleet = Fleet(size=size.name, profile=profile, seed=seed, hosts=[h.name for h in self.hosts])
         self.cutoff = PARITY_END_MS if self.parity else AS_OF_MS - 10 * MINUTE_MS
@@ -117,7 +118,7 @@ class Planner:
         slots.sort(key=lambda s: (s.repo.name, s.number))
         self._mark_reopened(slots)
         for s in slots:
-            rng = random.Random(f"issue:{self.seed}:{self.profile}:{self.size.name}:{s.repo.name}:{s.number}")
+            rng = random.Random(f"issue:{self.seed}:{plan_profile(self.profile)}:{self.size.name}:{s.repo.name}:{s.number}")
             story = Story(self, s, rng)
             story.tell()
             self.fleet.issues.append(story.issue)

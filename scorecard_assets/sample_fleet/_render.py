@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorecard_assets.sample_fleet._catalog import AS_OF_MS, REPOS, slug_of
+from scorecard_assets.sample_fleet._catalog import AS_OF_MS, REPOS, plan_profile, slug_of
 from scorecard_assets.sample_fleet._logformats import render_slice
 from scorecard_assets.sample_fleet._model import Dispatch, Fleet, dumps, iso_millis
 
@@ -25,7 +25,8 @@ class RenderFlags:
     host just added, a retired host, two repos without a usable export, a cycle file of an unknown
     type. ``quoted_comment_id_in`` names the repo whose export writes one human comment's ``id`` as a
     string; ``log_dir_in_place_of`` = (host, repo, issue) puts a directory where that issue's log
-    would be; ``truncated_cycle_row`` cuts an extra last row of the imported cycles in half.
+    would be; ``truncated_cycle_row`` cuts an extra last row of the imported cycles in half;
+    ``invalid_cycle_rows`` adds the three imported cycle rows that fail validation.
     """
 
     truncate_runs_on: tuple[str, ...] = ()
@@ -37,6 +38,7 @@ class RenderFlags:
     quoted_comment_id_in: str | None = None
     log_dir_in_place_of: tuple[str, str, int] | None = None
     truncated_cycle_row: bool = False
+    invalid_cycle_rows: bool = True
 
 
 @dataclass
@@ -139,7 +141,7 @@ def _render_logs(fleet: Fleet, host: str, repo: str, sched: Path, written: Writt
             by_file.setdefault(d.log_name, []).append(d)
     for name in sorted(by_file):
         slices = sorted(by_file[name], key=lambda d: d.start_ms)
-        rng = random.Random(f"log:{fleet.seed}:{fleet.size}:{fleet.profile}:{host}:{repo}:{name}")
+        rng = random.Random(f"log:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}:{host}:{repo}:{name}")
         parts = [render_slice(d, rng, i == len(slices) - 1) for i, d in enumerate(slices)]
         size = write(sched / "runs" / name, "".join(parts), written, root)
         written.logs += 1

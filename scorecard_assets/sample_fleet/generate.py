@@ -3,7 +3,7 @@
 Usage::
 
     python -m scorecard_assets.sample_fleet.generate --out DIR [--size sample|S|M|L]
-        [--profile sample|parity] [--seed N]
+        [--profile sample|stress|parity] [--seed N]
 
 The output directory holds one fleet (its ``scorecard.yaml`` is the fleet's config): recorded GitHub
 issues and comments, per-host ``runs.jsonl``, scheduler journals and agent logs, and a small file of
@@ -13,11 +13,16 @@ and JSON is written with a fixed key order.
 
 Profiles:
 
-- ``sample``: every situation the data warnings describe, including the ones where the product
-  deliberately differs from the reference scorecard (the "Quirks of the reference" tables of docs/join.md
-  and docs/scoring.md), and the configured
-  inputs around the simulated fleet that hold no data (``_extras``: a host just added, a retired host,
-  a repo never exported, a repo whose export hit the rate limit, a cycle file of an unknown type).
+- ``sample`` (the bundled default, ``make sample``): a team's fleet with the handful of problems a
+  real week has (one pasted ``at=``, a writer with a slow clock, a journal cut mid-line, an agent
+  still running, old telemetry whose cost is only in the agent log, a moving ``-latest`` tag, a
+  ``[1m]`` variant, gateway spellings, classifier-only runs); nothing hostile.
+- ``stress``: the same fleet with every situation the data warnings describe: hostile strings in
+  models, tiers, branches and commands, invalid review counters, the cases where the product
+  deliberately differs from the reference scorecard (the "Quirks of the reference" tables of
+  docs/join.md and docs/scoring.md), and the configured inputs around the simulated fleet that hold
+  no data (``_extras``: a host just added, a retired host, a repo never exported, a repo whose export
+  hit the rate limit, a cycle file of an unknown type). Tests generate it where they need it.
 - ``parity``: a fleet without those situations (one host, no report agents, no classifier runs, no
   shared issue numbers, no unusable ``at=``, no invalid review counters, Claude logs whose ``usage``
   equals their ``modelUsage``, everything inside the last 30 days), so the product and an independent
@@ -180,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="output directory (replaced as a whole)")
     parser.add_argument("--size", default="sample", choices=list(SIZES), help="sample (default), S, M or L")
     parser.add_argument(
-        "--profile", default="sample", choices=list(PROFILES), help="sample (default) or parity"
+        "--profile", default="sample", choices=list(PROFILES), help="sample (default), stress or parity"
     )
     parser.add_argument("--seed", default=7, type=int, help="random seed (default 7)")
     args = parser.parse_args(argv)

@@ -1,12 +1,18 @@
-"""The deterministic fleet generator: the committed sample, the parity profile and the benchmark sizes.
+"""The deterministic fleet generator: the committed sample, the stress and parity profiles and the
+benchmark sizes.
+
+Most checks of the files run on the ``stress`` fleet (the sample's fleet with every anomaly and the
+hostile strings, generated here into a temporary directory: the ``sample`` fixture); the committed
+sample itself is checked for being reproducible, small, believable and free of hostile strings.
 
 Every property of the files is checked by scanning them directly (JSON and regular expressions
 written here, from the formats in docs/sources.md), never through the product's readers, so a reader bug
 cannot hide a generator bug and vice versa. Expected values come from the sample's design and docs/.
 
-One section then runs the product's pure readers and builders on the committed sample: every
+One section then runs the product's pure readers and builders on the stress fleet: every
 (code, asset) pair of ``WARNING_CODES`` must fire, each new anomaly must be reported at the place the
-file scan found it, and the parity fleet must raise none of the sample-only warnings.
+file scan found it, and the parity fleet must raise none of the stress-only warnings; on the committed
+sample only the few believable warnings fire.
 """
 
 from __future__ import annotations
@@ -323,7 +329,16 @@ def tree_digest(root: Path) -> dict[str, str]:
 
 # ---------------------------------------- fixtures
 @pytest.fixture(scope="module")
-def sample() -> Fleet:
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Fleet:
+    """The stress fleet: the committed sample's fleet with every anomaly and the hostile strings."""
+    out = tmp_path_factory.mktemp("stress") / "fleet"
+    generate_fleet(out, profile="stress")
+    return Fleet(out)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Fleet:
+    """The committed sample (the default config)."""
     return Fleet(DATA)
 
 
@@ -363,7 +378,7 @@ def test_sample_stays_small() -> None:
     assert total <= 8_600_000, f"the committed sample is {total / 1e6:.1f} MB (budget ~8 MB)"
 
 
-def test_config_loads_and_points_at_the_fleet(sample: Fleet, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_loads_and_points_at_the_fleet(bundled: Fleet, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SCORECARD_OUTPUT_DIR", raising=False)  # it would override output_dir
     cfg = load_config(DATA / "scorecard.yaml")
     assert cfg.as_of == date(2026, 11, 23)
@@ -371,15 +386,47 @@ def test_config_loads_and_points_at_the_fleet(sample: Fleet, monkeypatch: pytest
     assert cfg.models.aliases == {"glm-latest": "glm-5.3"}
     assert cfg.models.routing_prefixes == list(DEFAULT_ROUTING_PREFIXES)
     assert "gpt-5.6-luna" in cfg.models.prices
+    # the bundled sample configures only what it has: no empty host, archive or export
+    assert cfg.repo_names == ["acme/api", "acme/web", "acme-labs/infra.core"]
+    assert [h.name for h in cfg.hosts] == ["build-1", "build-2"]
+    assert all(h.dossier_home.is_dir() for h in cfg.hosts)
+    assert [p.name for p in cfg.cycles_import] == ["imported-cycles.jsonl"]
+    assert all(p.is_file() for p in cfg.cycles_import)
+    assert cfg.github.recorded_dir == (DATA / "github").resolve()
+    # reports of the bundled sample land in the repo's reports/, never inside the package
+    assert (bundled.config["output_dir"], cfg.output_dir.name) == ("../../../reports", "reports")
+
+
+def test_the_stress_config_lists_the_inputs_that_hold_nothing(sample: Fleet) -> None:
+    cfg = load_config(sample.root / "scorecard.yaml")
     assert cfg.repo_names == ["acme/api", "acme/web", "acme-labs/infra.core", "acme/docs", "acme/mobile"]
     assert [h.name for h in cfg.hosts] == ["build-1", "build-2", "build-3", "build-0"]
     # the retired build-0 names its dossier's archive: a file where a directory belongs
     assert [h.dossier_home.is_dir() for h in cfg.hosts] == [True, True, True, False]
     assert [p.name for p in cfg.cycles_import] == ["imported-cycles.jsonl", "pool-export.json"]
-    assert all(p.is_file() for p in cfg.cycles_import)
-    assert cfg.github.recorded_dir == (DATA / "github").resolve()
-    # reports of the bundled sample land in the repo's reports/, never inside the package
-    assert (sample.config["output_dir"], cfg.output_dir.name) == ("../../../reports", "reports")
+    assert sample.config["output_dir"] == "reports"
+
+
+HOSTILE_MARKS = ("evil.example", "rm -rf", "\x1b", "\u202e", "curl ", "free credits", "<<<<<<<")
+
+
+def test_the_bundled_sample_holds_no_hostile_string() -> None:
+    found = {
+        mark: p.relative_to(DATA).as_posix()
+        for p in sorted(DATA.rglob("*"))
+        if p.is_file()
+        for mark in HOSTILE_MARKS
+        if mark in p.read_text(encoding="utf-8", errors="replace")
+    }
+    assert found == {}
+
+
+def test_the_stress_fleet_is_the_sample_fleet_with_more_damage(sample: Fleet, bundled: Fleet) -> None:
+    """Same planned issues (numbers, titles) in both; only the anomalies differ."""
+    for repo in bundled.repos:
+        assert [(i["number"], i["title"]) for i in bundled.issues[repo]] == [
+            (i["number"], i["title"]) for i in sample.issues[repo]
+        ]
 
 
 def test_slug_directories_follow_the_slug_rule(sample: Fleet) -> None:
@@ -1054,7 +1101,7 @@ def _valid_cycle(row: dict) -> bool:
 
 
 def test_imported_cycles(sample: Fleet) -> None:
-    lines = (DATA / "cycles" / "imported-cycles.jsonl").read_text().splitlines()
+    lines = (sample.root / "cycles" / "imported-cycles.jsonl").read_text().splitlines()
     rows = [json.loads(x) for x in lines[:-1]]  # the last line is cut short (checked below)
     valid = [r for r in rows if _valid_cycle(r)]
     assert 2 <= len(rows) - len(valid) <= 3
@@ -1068,7 +1115,7 @@ def test_imported_cycles(sample: Fleet) -> None:
 # ---------------------------------------- configured inputs without data, damaged entries
 def test_a_host_just_added_has_an_empty_runs_file_and_no_repo_directory(sample: Fleet) -> None:
     home = sample.homes["build-3"]
-    assert home == DATA / "hosts" / "build-3" / ".dossier"
+    assert home == sample.root / "hosts" / "build-3" / ".dossier"
     assert (home / "runs.jsonl").is_file() and (home / "runs.jsonl").stat().st_size == 0
     assert (home / "sched").is_dir() and not any(p.is_dir() for p in (home / "sched").iterdir())
     for repo in sample.repos:
@@ -1086,11 +1133,11 @@ def test_a_retired_host_names_its_dossier_archive_as_home(sample: Fleet) -> None
 
 def test_two_configured_repos_without_a_usable_export(sample: Fleet) -> None:
     # acme/docs: never exported, while the recorded export directory itself exists
-    assert (DATA / "github").is_dir() and not (DATA / "github" / "acme" / "docs").exists()
+    assert (sample.root / "github").is_dir() and not (sample.root / "github" / "acme" / "docs").exists()
     assert sample.export_problems["acme/docs"] == {"issues.json": "absent", "comments.json": "absent"}
     # acme/mobile: its (empty) comment listing was saved, its issue listing is GitHub's rate-limit reply
     assert sample.export_problems["acme/mobile"] == {"issues.json": "a JSON dict"}
-    reply = json.loads((DATA / "github" / "acme" / "mobile" / "issues.json").read_text())
+    reply = json.loads((sample.root / "github" / "acme" / "mobile" / "issues.json").read_text())
     assert "rate limit" in reply["message"]
     assert sample.comments["acme/mobile"] == [] and sample.bad_comments["acme/mobile"] == []
     for repo in ("acme/api", "acme/web", "acme-labs/infra.core"):
@@ -1116,7 +1163,7 @@ def test_a_directory_stands_where_a_log_would_be(sample: Fleet) -> None:
     (folder,) = sample.log_dirs
     assert re.fullmatch(r"issue-\d+\.log", folder.name)
     assert [p.name for p in folder.iterdir()] == [".keep"]
-    host = folder.relative_to(DATA).parts[1]
+    host = folder.relative_to(sample.root).parts[1]
     repo = next(r for r in sample.repos if slug(r) == folder.parent.parent.name)
     # no log is hidden by it: the issue's work ran on the other host, where its log is
     assert (host, repo, folder.name) not in sample.logs
@@ -1165,8 +1212,8 @@ def test_one_claude_result_has_a_token_count_beyond_any_float(sample: Fleet) -> 
     assert rows and all(isinstance(t.get("cache_read_tokens"), int) for t in rows)
 
 
-def test_imported_cycles_end_in_a_row_cut_short() -> None:
-    raw = (DATA / "cycles" / "imported-cycles.jsonl").read_text()
+def test_imported_cycles_end_in_a_row_cut_short(sample: Fleet) -> None:
+    raw = (sample.root / "cycles" / "imported-cycles.jsonl").read_text()
     assert not raw.endswith("\n")
     *whole, last = raw.split("\n")
     assert all(loads(line) is not None for line in whole)
@@ -1174,7 +1221,7 @@ def test_imported_cycles_end_in_a_row_cut_short() -> None:
 
 
 def test_a_configured_cycle_file_of_a_type_the_importer_does_not_take(sample: Fleet) -> None:
-    files = [DATA / f for f in sample.config["cycles_import"]]
+    files = [sample.root / f for f in sample.config["cycles_import"]]
     odd = [f for f in files if f.suffix not in (".jsonl", ".ndjson", ".csv")]
     assert [f.name for f in odd] == ["pool-export.json"] and odd[0].is_file()
 
@@ -1301,8 +1348,8 @@ def read_everything(root: Path) -> list[DataWarning]:
 
 
 @pytest.fixture(scope="module")
-def sample_warnings() -> list[DataWarning]:
-    return read_everything(DATA)
+def sample_warnings(sample: Fleet) -> list[DataWarning]:
+    return read_everything(sample.root)
 
 
 @pytest.mark.parametrize(
@@ -1335,7 +1382,7 @@ def test_the_readers_report_each_new_anomaly_where_it_is(
     assert [w.repo for w in raised("repo_sync_failed", "trail_comments")] == ["acme/docs"]
 
     (bad_entry,) = raised("malformed_line", "trail_comments")
-    comments_path = DATA / "github" / "acme" / "web" / "comments.json"
+    comments_path = sample.root / "github" / "acme" / "web" / "comments.json"
     entries = json.loads(comments_path.read_text())
     position = next(i for i, c in enumerate(entries, 1) if not _well_formed_comment(c))
     assert (bad_entry.repo, Path(bad_entry.path or ""), bad_entry.line) == (
@@ -1364,8 +1411,28 @@ def test_the_readers_report_each_new_anomaly_where_it_is(
     assert (Path(overflow.path or ""), overflow.line) == (log_path, line)
 
     (cut_short,) = raised("malformed_line", "cycles")
-    cycles_text = (DATA / "cycles" / "imported-cycles.jsonl").read_text()
+    cycles_text = (sample.root / "cycles" / "imported-cycles.jsonl").read_text()
     assert cut_short.line == len(cycles_text.split("\n"))
+
+
+# The only (code, asset) pairs the committed sample raises: each a problem a real fleet's week has.
+BUNDLED_PAIRS = {
+    ("unusable_at", "trail_runs"),  # a pasted $(date ...) in one at=
+    ("negative_span", "trail_runs"),  # one writer's clock behind
+    ("phase_negative_samples", "trail_runs"),
+    ("classifier_only_runs", "trail_runs"),
+    ("risk_unclassified", "trail_runs"),
+    ("malformed_line", "dispatch_events"),  # a journal cut mid-line while being written
+    ("malformed_line", "agent_log_usage"),  # killed agents, and one still running
+    ("model_routing_prefix", "run_table"),  # gateway spellings
+    ("moving_tag", "run_table"),  # kimi-latest has no declared alias
+    ("cost_estimated", "run_table"),  # the Codex logs carry tokens only
+}
+
+
+def test_the_bundled_sample_raises_only_believable_warnings() -> None:
+    fired = {(w.code, w.asset) for w in read_everything(DATA)}
+    assert fired == BUNDLED_PAIRS
 
 
 def test_parity_readers_raise_none_of_the_sample_only_warnings(parity: Fleet) -> None:
