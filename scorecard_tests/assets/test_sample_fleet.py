@@ -1,4 +1,5 @@
-"""Asset and check tests with ``dg.materialize`` on the bundled sample fleet (offline, temp instance).
+"""Asset and check tests with ``dg.materialize`` on the stress fleet (offline, temp instance): the
+bundled sample's fleet with every anomaly (``generate --profile stress``), generated for the session.
 
 One session-scoped instance materializes the ingest and transform groups (and their checks) once;
 report partitions are then materialized from those stored snapshots, as a backfill would, and single
@@ -25,6 +26,7 @@ from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
+from scorecard_assets.sample_fleet.generate import generate_fleet
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
@@ -42,10 +44,10 @@ REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
 
-def sample_config_copy(folder: Path, **overrides: object) -> Path:
-    """The bundled sample config with absolute input paths and ``overrides`` (e.g. output_dir)."""
-    base = DEFAULT_CONFIG_PATH.parent
-    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
+def sample_config_copy(folder: Path, source: Path = DEFAULT_CONFIG_PATH, **overrides: object) -> Path:
+    """A fleet's config (default: the bundled sample's) with absolute input paths and ``overrides``."""
+    base = source.parent
+    data = yaml.safe_load(source.read_text())
     data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
     data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
     data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
@@ -60,7 +62,9 @@ def sample_config_copy(folder: Path, **overrides: object) -> Path:
 def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("sample-instance")
     out = root / "reports"
-    cfg_path = sample_config_copy(root / "config", output_dir=str(out))
+    fleet = root / "stress-fleet"
+    generate_fleet(fleet, profile="stress")
+    cfg_path = sample_config_copy(root / "config", fleet / "scorecard.yaml", output_dir=str(out))
     resources = local_resources(root, cfg_path)
     (root / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
@@ -70,7 +74,14 @@ def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             resources=resources,
             selection=dg.AssetSelection.groups("ingest", "transform"),
         )
-        yield {"instance": instance, "resources": resources, "result": result, "out": out, "root": root}
+        yield {
+            "instance": instance,
+            "resources": resources,
+            "result": result,
+            "out": out,
+            "root": root,
+            "config": fleet / "scorecard.yaml",
+        }
 
 
 def _load(fleet_env: dict, key: str) -> TableResult:
@@ -125,7 +136,7 @@ def test_one_warning_check_executes_alone_over_the_stored_asset(fleet_env: dict,
     assert evaluation.metadata["count"] == before.metadata["count"]
 
 
-def test_every_warning_code_fires_on_the_sample_fleet(fleet_env: dict) -> None:
+def test_every_warning_code_fires_on_the_stress_fleet(fleet_env: dict) -> None:
     fired = {(w.code, w.asset) for w in lineage_warnings(_load(fleet_env, "cycles"))}
     codes = {code for code, _ in fired}
     assert codes == set(WARNING_CODES), f"never fired: {sorted(set(WARNING_CODES) - codes)}"
@@ -306,7 +317,10 @@ def _report_over(
     stored outputs that ``io`` holds. The config's as_of is a week later than the sample's, so the
     week after LATEST (which the sample's as_of refuses) can be rendered over a made-up snapshot."""
     later = sample_config_copy(
-        Path(tempfile.mkdtemp(dir=fleet_env["root"])), output_dir=str(fleet_env["out"]), as_of="2026-11-30"
+        Path(tempfile.mkdtemp(dir=fleet_env["root"])),
+        fleet_env["config"],
+        output_dir=str(fleet_env["out"]),
+        as_of="2026-11-30",
     )
     scorecard = ScorecardResource(config_path=str(later), state_dir=str(fleet_env["root"] / "work"))
     with dg.instance_for_test() as instance:
