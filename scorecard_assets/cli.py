@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from scorecard_assets.config import ConfigError, load_config
 from scorecard_assets.dotenv_file import load_dotenv_of_cwd
 from scorecard_assets.progress import Progress
+from scorecard_assets.report.markdown import warning_count_text
 from scorecard_assets.scoring.windows import latest_complete_partition, week_past_as_of, window_for_partition
 from scorecard_assets.storage.run_failures import root_cause
 
@@ -188,13 +189,26 @@ def _execute(job_name: str, partition: str, instance: dg.DagsterInstance, *, ste
             print(f"step failed: {e.step_key}: {cause}", file=sys.stderr)
     checks = result.get_asset_check_evaluations()
     warn = [c for c in checks if not c.passed]
-    print(
-        f"{job_name} [{partition}]: {'SUCCESS' if result.success else 'FAILURE'}; "
-        f"{len(checks)} checks ran, {len(warn)} reported data warnings"
-    )
+    line = f"{job_name} [{partition}]: {'SUCCESS' if result.success else 'FAILURE'}"
+    if checks:
+        line += f"; {len(warn)} of {len(checks)} checks warned"
+    count = _report_warning_count(result)
+    if count is not None:
+        line += f"; the report lists {warning_count_text(count)}"
+    print(line)
     if steps:
         print(progress.summary(), file=sys.stderr)
     return result.success
+
+
+def _report_warning_count(result: dg.ExecuteInProcessResult) -> int | None:
+    """The ``data_warnings`` of the run's scorecard_report materialization (the report's count)."""
+    for event in result.get_asset_materialization_events():
+        materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
+        if materialization.asset_key.to_user_string() == "scorecard_report":
+            value = materialization.metadata.get("data_warnings")
+            return int(value.value) if value is not None else None  # type: ignore[arg-type]
+    return None
 
 
 def cmd_run(args: argparse.Namespace) -> int:

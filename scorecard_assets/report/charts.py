@@ -7,9 +7,10 @@ Two charts, both always produced (an explanatory "no data" image replaces an emp
   with the model and n beside the point where there is room (``label_layout``), else numbered and
   named in the side note. Models without a cost figure are listed in the side note too.
 - ``pairing-scores.png``: the ranked family (``famCombo``) and model (``modelCombo``) pairings of
-  the fleet pool - and of the imported pool when there is one - as ``scoreAdj`` with the 90 %
-  interval as an error bar; tied ranks are drawn hollow and prefixed ``≈``; a dashed line marks
-  the pool (50).
+  the fleet pool - and of the imported pool when there is one - as the evidence-weighted score
+  (``scoreAdj``) with the 90 % interval as an error bar, one panel under the other; tied ranks are
+  drawn hollow and prefixed ``≈``; a dashed line marks the pool (50). Both charts are at most
+  800 px wide, so the UI shows them whole.
 
 Reproducibility: fixed figure sizes and dpi, a fixed rc context (font, no math text, so a ``$`` in
 a model id cannot start a formula) and ``metadata={"Software": None}``, so the same sidecar gives
@@ -43,8 +44,12 @@ PAIRING_SCORES = "pairing-scores.png"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 DPI = 100
-SCATTER_SIZE = (10.0, 6.0)
-PAIRING_PANEL_SIZE = (13.0, 5.5)  # width, height of one row of panels (fleet; imported adds a row)
+# Sized to fit the Dagster UI's metadata pane and a GitHub page (at most 800 px wide at 100 dpi).
+SCATTER_SIZE = (8.0, 5.0)
+PAIRING_WIDTH = 8.0  # the panels are stacked, one per view and pool
+PAIRING_PANEL_BASE = 1.1  # inches of title and axis per panel
+PAIRING_BAR_HEIGHT = 0.3  # inches per ranked pairing
+PAIRING_PANEL_SIZE = (PAIRING_WIDTH, 4.0)  # the "no data" image
 LABEL_CAP = 48
 LABEL_FONT_SIZE = 8.0
 MAX_BARS = 20
@@ -76,6 +81,13 @@ def chart_pngs(sidecar: dict) -> dict[str, bytes]:
             DELIVERY_VS_COST: _png(delivery_vs_cost_figure(sidecar)),
             PAIRING_SCORES: _png(_pairing_scores_figure(sidecar)),
         }
+
+
+def chart_data_uris(pngs: dict[str, bytes]) -> dict[str, str]:
+    """Each PNG (name -> bytes) as a base64 data URI, for a report shown where its files are not."""
+    return {
+        name: f"data:image/png;base64,{base64.b64encode(data).decode('ascii')}" for name, data in pngs.items()
+    }
 
 
 def chart_markdown(pngs: dict[str, bytes]) -> str:
@@ -255,10 +267,10 @@ def _pairing_scores_figure(sidecar: dict) -> Figure:
         return _no_data_figure(
             PAIRING_PANEL_SIZE, title, "No pairing reaches the judged-cycle floor in this window."
         )
-    rows = len(panels) // 2
-    fig = Figure(figsize=(PAIRING_PANEL_SIZE[0], PAIRING_PANEL_SIZE[1] * rows), dpi=DPI, layout="constrained")
+    heights = [PAIRING_PANEL_BASE + PAIRING_BAR_HEIGHT * max(1, min(len(g), MAX_BARS)) for _, g in panels]
+    fig = Figure(figsize=(PAIRING_WIDTH, sum(heights) + 0.4), dpi=DPI, layout="constrained")
     fig.suptitle(title)
-    axes = fig.subplots(rows, 2, squeeze=False)
+    axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)
     for ax, (panel_title, groups) in zip(axes.flat, panels, strict=True):
         _draw_pairing_panel(ax, panel_title, groups)
     return fig
@@ -277,7 +289,7 @@ def _draw_pairing_panel(ax: Axes, title: str, groups: list[Row]) -> None:
         _draw_pairing(ax, position, group)
     ax.set_yticks(range(len(shown)), [_pairing_label(g) for g in shown])
     ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel("scoreAdj (0-100)")
+    ax.set_xlabel("Evidence-weighted score (0–100; the pool of all pairings is 50)")
     ax.grid(True, axis="x", color="#eeeeee", linewidth=0.6)
     if len(groups) > len(shown):
         ax.text(99, len(shown) - 0.6, f"+{len(groups) - len(shown)} more not shown", ha="right", fontsize=7.5)

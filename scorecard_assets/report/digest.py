@@ -10,16 +10,19 @@ Contract: :func:`render_digest` returns exactly six single-line strings, whateve
 4. ``⚡ Fastest: `` the same with the lowest ``medianApiMinutes`` -> ``(X.X API-min, n=K)``.
 5. ``📉 Delivery rate drop >10pt: `` up to three entries of ``drops`` (worst first) as
    ``<model> NN% → NN%`` plus `` (+k more)``, or ``none``.
-6. ``🔗 <report_link>`` plus `` — ⚠️ <k> data warning(s)`` when the sidecar has k > 0 warnings.
+6. ``🔗 <report_link>`` plus `` — ⚠️ <k> data warning(s)`` when the sidecar has k > 0 warnings (the
+   lines of the report's Data warnings section).
 
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
 by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
-included) are replaced, so no name can add a line; `](` is split (no live links).
+included) are replaced, so no name can add a line; `](` is split (no live links). ``digest.txt`` uses
+the plain form (``plain=True``): no ``\\|`` escapes, URLs in names defanged.
 Pure module, no Dagster.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -31,27 +34,35 @@ from scorecard_assets.report.formatters import (
     js_number_str,
     js_to_fixed,
 )
-from scorecard_assets.sanitize import safe_cell, scrub
+from scorecard_assets.report.markdown import warning_count_text
+from scorecard_assets.sanitize import CELL_CAP, cap, safe_cell, scrub
 
 Row = dict[str, Any]
 SEPARATOR = " · "
 MAX_DROPS_NAMED = 3
 
 
-def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
-    """The six digest lines for ``sidecar`` (see the module docstring)."""
+def render_digest(sidecar: dict, *, report_link: str, plain: bool = False) -> list[str]:
+    """The six digest lines for ``sidecar`` (see the module docstring). ``plain``: the form of
+    ``digest.txt``, clean plain text: names without markdown escapes and with their URLs defanged."""
+    name = _plain_text if plain else _plain
     repo_rows = dict_rows(sidecar.get("repoTotals"))
-    window = f"{_plain(sidecar.get('windowStart', '?'))} → {_plain(sidecar.get('windowEnd', '?'))}"
+    window = f"{name(sidecar.get('windowStart', '?'))} → {name(sidecar.get('windowEnd', '?'))}"
     return [
         f"📊 Model scorecard ({window})",
         "💰 Cheapest/delivered: "
-        + _winners_text(repo_rows, "costPerDeliveredUsd", lowest=True, show=fmt_usd),
-        "🎯 Best delivery rate: " + _winners_text(repo_rows, "deliveryRate", lowest=False, show=fmt_pct),
+        + _winners_text(repo_rows, "costPerDeliveredUsd", lowest=True, show=fmt_usd, name=name),
+        "🎯 Best delivery rate: "
+        + _winners_text(repo_rows, "deliveryRate", lowest=False, show=fmt_pct, name=name),
         "⚡ Fastest: "
         + _winners_text(
-            repo_rows, "medianApiMinutes", lowest=True, show=lambda v: f"{js_to_fixed(v, 1)} API-min"
+            repo_rows,
+            "medianApiMinutes",
+            lowest=True,
+            show=lambda v: f"{js_to_fixed(v, 1)} API-min",
+            name=name,
         ),
-        "📉 Delivery rate drop >10pt: " + _drops_text(sidecar.get("drops")),
+        "📉 Delivery rate drop >10pt: " + _drops_text(sidecar.get("drops"), name),
         _link_line(report_link, sidecar.get("warnings")),
     ]
 
@@ -61,6 +72,19 @@ def _plain(value: object) -> str:
     markdown cannot make a name a live link (no HTML entities: the digest is plain text, and names
     such as ``claude-opus-5[1m]`` keep their brackets)."""
     return safe_cell(value, code=True).replace("](", "] (")
+
+
+_SCHEME = re.compile(r"(?i)\b(https?|ftp|file)://")
+_WWW = re.compile(r"(?i)\bwww\.")
+
+
+def _plain_text(value: object) -> str:
+    """A name in ``digest.txt``: control characters replaced, length capped, backticks as quotes, and
+    URLs defanged (``hxxps[://]…``, ``www[.]…``) so that nothing a mail or chat client auto-links
+    came from a trail; no markdown escapes, since nothing renders the file as markdown."""
+    text = cap(scrub(value), CELL_CAP).replace("`", "'").replace("](", "] (")
+    text = _SCHEME.sub(lambda m: m.group(1).lower().replace("t", "x", 2) + "[://]", text)
+    return _WWW.sub("www[.]", text)
 
 
 def _short_repo(repo: object) -> str:
@@ -93,7 +117,14 @@ def _better(value: float, incumbent: float | None, lowest: bool) -> bool:
     return value < incumbent if lowest else value > incumbent
 
 
-def _winners_text(rows: list[Row], metric: str, *, lowest: bool, show: Callable[[float], str]) -> str:
+def _winners_text(
+    rows: list[Row],
+    metric: str,
+    *,
+    lowest: bool,
+    show: Callable[[float], str],
+    name: Callable[[object], str] = _plain,
+) -> str:
     winners = repo_winners(rows, metric, lowest=lowest)
     if not winners:
         return "no data"
@@ -102,7 +133,7 @@ def _winners_text(rows: list[Row], metric: str, *, lowest: bool, show: Callable[
         value = as_number(row.get(metric))
         shown = show(value) if value is not None else "N/A"
         parts.append(
-            f"{_plain(_short_repo(row.get('repo')))} {_plain(row.get('model', '?'))} "
+            f"{name(_short_repo(row.get('repo')))} {name(row.get('model', '?'))} "
             f"({shown}, n={js_number_str(row.get('n'))})"
         )
     return SEPARATOR.join(parts)
@@ -113,12 +144,12 @@ def _drop_size(entry: Row) -> float:
     return current - previous if current is not None and previous is not None else float("inf")
 
 
-def _drops_text(drops: object) -> str:
+def _drops_text(drops: object, name: Callable[[object], str] = _plain) -> str:
     entries = sorted(dict_rows(drops), key=_drop_size)  # stable: worst first, unmeasurable last
     if not entries:
         return "none"
     named = [
-        f"{_plain(e.get('model', '?'))} {fmt_pct(e.get('previousRate'))} → {fmt_pct(e.get('currentRate'))}"
+        f"{name(e.get('model', '?'))} {fmt_pct(e.get('previousRate'))} → {fmt_pct(e.get('currentRate'))}"
         for e in entries[:MAX_DROPS_NAMED]
     ]
     more = len(entries) - MAX_DROPS_NAMED
@@ -128,4 +159,4 @@ def _drops_text(drops: object) -> str:
 def _link_line(report_link: str, warnings: object) -> str:
     line = f"🔗 {scrub(report_link)}"
     count = len(warnings) if isinstance(warnings, list) else 0
-    return line + (f" — ⚠️ {count} data warning(s)" if count > 0 else "")
+    return line + (f" — ⚠️ {warning_count_text(count)}" if count > 0 else "")

@@ -123,21 +123,33 @@ DEFAULT_LIMITATIONS: list[tuple[str, str]] = [
 ]
 
 
+DELIVERY_CHART = "delivery-vs-cost.png"
+PAIRING_CHART = "pairing-scores.png"
+CHART_ALT = {
+    DELIVERY_CHART: "Delivery rate against cost per delivered issue, one point per model",
+    PAIRING_CHART: "Pairing scores with their 90 % intervals",
+}
+
+
 def render_markdown(
     sidecar: dict,
     *,
     report_title: str = "Model Scorecard",
     regenerate_cmd: str,
     limitations: list[tuple[str, str]] | None = None,
+    charts: dict[str, str] | None = None,
 ) -> str:
-    """The report text for ``sidecar``; ``limitations`` = ``(bold lead, body)`` pairs (default: ours)."""
+    """The report text for ``sidecar``; ``limitations`` = ``(bold lead, body)`` pairs (default: ours);
+    ``charts`` = chart file name -> image target (the file name beside the report, or a data URI for
+    the UI), each shown right after the section it illustrates (none when omitted)."""
+    charts = charts or {}
     sections: list[list[str]] = [
         _title_block(sidecar, report_title),
         _reading_guide(sidecar, regenerate_cmd),
         _bucket_section(sidecar),
-        _totals_section(sidecar),
+        _totals_section(sidecar) + _chart_block(charts, DELIVERY_CHART),
         _risk_section(sidecar),
-        _pairings_section(sidecar),
+        _pairings_section(sidecar) + _chart_block(charts, PAIRING_CHART),
         _phase_section(sidecar),
         _sources_section(sidecar),
         _limitations_section(DEFAULT_LIMITATIONS if limitations is None else limitations),
@@ -239,6 +251,20 @@ def _totals_cells(row: Row, delta: object) -> list[str]:
 def _model_code(value: object) -> str:
     name = value if isinstance(value, str) and value else "<missing>"
     return f"`{code_cell(name)}`"
+
+
+def _chart_block(charts: dict[str, str], name: str) -> list[str]:
+    """The image of chart ``name`` after its section, when ``charts`` has a target for it."""
+    target = charts.get(name)
+    if not target:
+        return []
+    return ["", f"![{CHART_ALT.get(name, 'chart')}]({target})"]
+
+
+def _pairing_label_cell(label: object) -> str:
+    """``planner → builder`` with each model id in a code span (a label without an arrow: one span)."""
+    text = label if isinstance(label, str) and label else "<missing>"
+    return " → ".join(f"`{code_cell(part)}`" for part in text.split(" → "))
 
 
 def _int_or_zero(value: object) -> int:
@@ -478,7 +504,7 @@ def _pairing_row(group: Row) -> str:
     return _table_row(
         [
             js_number_str(int(rank)) if rank is not None else EM_DASH,
-            text_cell(group.get("label", "")),
+            _pairing_label_cell(group.get("label", "")),
             js_to_fixed(score, 0) if score is not None else NA,
             _interval_cell(group.get("interval")),
             TIE_MARK if group.get("tie") is True else EM_DASH,
@@ -528,7 +554,7 @@ def _phase_section(sidecar: dict) -> list[str]:
     return lines + _skipped_note(skipped, "phase row(s)")
 
 
-SOURCES_HEADER = "| Source | Host | Repo | Files | Rows | Malformed | Cost |"
+SOURCES_HEADER = "| Source | Host | Repo | Files | Rows | Malformed | Cost | Notes |"
 
 
 def _sources_section(sidecar: dict) -> list[str]:
@@ -536,35 +562,55 @@ def _sources_section(sidecar: dict) -> list[str]:
         "## Sources",
         "",
         "What each source contributed, per host and repo: files read, rows kept, malformed lines or "
-        "records (counted and skipped; each is named in Data warnings) and the cost it reported.",
+        "records (counted and skipped; each is named in Data warnings), the cost it reported and the "
+        "reader's notes (e.g. how many other scheduler events it ignored).",
         "",
     ]
     rows, skipped = _rows(sidecar.get("sources"))
-    if rows:
+    shown, empty = _source_rows(rows)
+    if shown:
         lines += [SOURCES_HEADER, _separator(SOURCES_HEADER)]
-        lines += [_table_row(cells) for cells in _source_rows(rows)]
+        lines += [_table_row(cells) for cells in shown]
     else:
         lines.append("No source statistics were recorded.")
+    if empty:
+        lines += ["", _empty_sources_note(empty)]
     lines += _skipped_note(skipped, "source record(s)")
     grand = sidecar.get("grandTotal")
     return [*lines, "", _cost_provenance(grand if isinstance(grand, dict) else {})]
 
 
-def _source_rows(rows: list[Row]) -> list[list[str]]:
-    """One table row per (source, host, repo); per-file records of the same triple are summed."""
+def _source_rows(rows: list[Row]) -> tuple[list[list[str]], list[tuple[str, str, str]]]:
+    """One table row per (source, host, repo), per-file records of the same triple summed; and the
+    triples that read nothing at all (no file, row, malformed line or cost), which are not shown."""
     merged: dict[tuple[str, str, str], dict[str, Any]] = {}
     for row in rows:
         key = tuple(_optional_text(row.get(k)) for k in ("source", "host", "repo"))
-        acc = merged.setdefault(key, {"files": 0.0, "rows": 0.0, "malformed": 0.0, "cost": None})
+        acc = merged.setdefault(key, {"files": 0.0, "rows": 0.0, "malformed": 0.0, "cost": None, "notes": []})
         for field in ("files", "rows", "malformed"):
             acc[field] += as_number(row.get(field)) or 0.0
         cost = as_number(row.get("cost_usd"))
         if cost is not None:
             acc["cost"] = (acc["cost"] or 0.0) + cost
-    return [
-        [*key, *(js_number_str(acc[f]) for f in ("files", "rows", "malformed")), fmt_usd(acc["cost"])]
-        for key, acc in merged.items()
-    ]
+        note = row.get("notes")
+        if isinstance(note, str) and note and note not in acc["notes"]:
+            acc["notes"].append(note)
+    shown: list[list[str]] = []
+    empty: list[tuple[str, str, str]] = []
+    for key, acc in merged.items():
+        if not (acc["files"] or acc["rows"] or acc["malformed"] or acc["cost"]):
+            empty.append(key)  # type: ignore[arg-type]
+            continue
+        counts = (js_number_str(acc[f]) for f in ("files", "rows", "malformed"))
+        notes = text_cell("; ".join(acc["notes"])) if acc["notes"] else EM_DASH
+        shown.append([*key, *counts, fmt_usd(acc["cost"]), notes])
+    return shown, empty
+
+
+def _empty_sources_note(empty: list[tuple[str, str, str]]) -> str:
+    names = ", ".join(" / ".join(part for part in key if part != EM_DASH) for key in empty[:8])
+    more = f" and {len(empty) - 8} more" if len(empty) > 8 else ""
+    return f"{len(empty)} source(s) read nothing (no file, row or cost) and are left out: {names}{more}."
 
 
 def _optional_text(value: object) -> str:
@@ -598,8 +644,19 @@ def _limitations_section(limitations: Sequence[tuple[str, str]]) -> list[str]:
     return lines + [f"- **{scrub(lead)}** {scrub(body)}" for lead, body in limitations]
 
 
+def warning_count_text(count: int) -> str:
+    """The one phrasing of the warning count (report, digest, CLI): lines of Data warnings, worded
+    as the reference's digest words it (``3 data warning(s)``)."""
+    return f"{count} data warning(s)"
+
+
 def _warnings_section(sidecar: dict) -> list[str]:
     warnings = sidecar.get("warnings")
     if not isinstance(warnings, list) or not warnings:
         return []
-    return ["## Data warnings", "", *(f"- {safe_warning(w)}" for w in warnings), ""]
+    intro = (
+        f"{warning_count_text(len(warnings))}: one line per problem found in the inputs of this "
+        "window (identical ones merged, with ×k); the same count is in the digest, the CLI and the "
+        "assets' `data_warnings` metadata."
+    )
+    return ["## Data warnings", "", intro, "", *(f"- {safe_warning(w)}" for w in warnings), ""]

@@ -381,6 +381,7 @@ def plan_profile(profile: str) -> str:
     anomalies (docs/sample_fleet.md "Profiles")."""
     return "sample" if profile == "stress" else profile
 
+
 # Untrusted strings that must survive every reader and be neutralised by the report.
 HOSTILE_MODELS = (
     "claude-sonnet-5 | `rm -rf ~` |",

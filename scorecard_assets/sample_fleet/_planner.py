@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from scorecard_assets.sample_fleet._catalog import (
-    plan_profile,
     AS_OF_MS,
     DAY_MS,
     HOSTS,
@@ -35,6 +34,7 @@ from scorecard_assets.sample_fleet._catalog import (
     RepoSpec,
     SizeSpec,
     Spelling,
+    plan_profile,
 )
 from scorecard_assets.sample_fleet._model import Event, Fleet, iso_seconds
 
@@ -118,7 +118,9 @@ class Planner:
         slots.sort(key=lambda s: (s.repo.name, s.number))
         self._mark_reopened(slots)
         for s in slots:
-            rng = random.Random(f"issue:{self.seed}:{plan_profile(self.profile)}:{self.size.name}:{s.repo.name}:{s.number}")
+            rng = random.Random(
+                f"issue:{self.seed}:{plan_profile(self.profile)}:{self.size.name}:{s.repo.name}:{s.number}"
+            )
             story = Story(self, s, rng)
             story.tell()
             self.fleet.issues.append(story.issue)

@@ -141,7 +141,9 @@ def _render_logs(fleet: Fleet, host: str, repo: str, sched: Path, written: Writt
             by_file.setdefault(d.log_name, []).append(d)
     for name in sorted(by_file):
         slices = sorted(by_file[name], key=lambda d: d.start_ms)
-        rng = random.Random(f"log:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}:{host}:{repo}:{name}")
+        rng = random.Random(
+            f"log:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}:{host}:{repo}:{name}"
+        )
         parts = [render_slice(d, rng, i == len(slices) - 1) for i, d in enumerate(slices)]
         size = write(sched / "runs" / name, "".join(parts), written, root)
         written.logs += 1

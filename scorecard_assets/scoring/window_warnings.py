@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from scorecard_assets.records import WARNING_CODES, DataWarning, collapse_warnings
-from scorecard_assets.transform.join import model_warnings, tier_warnings
+from scorecard_assets.transform.join import cost_estimate_in_window, model_warnings, tier_warnings
 from scorecard_assets.transform.trail_runs import coverage_warnings, phase_skew_warnings
 
 # The snapshot-wide repo aggregates that :func:`for_window` recounts per window.
@@ -125,16 +125,37 @@ def issue_keys(runs: pd.DataFrame) -> set[tuple[str, int]]:
     return {(str(r), int(i)) for r, i in runs[["repo", "issue"]].drop_duplicates().itertuples(index=False)}
 
 
+def estimated_repos(issue_rows: pd.DataFrame | None) -> set[str]:
+    """Repos with a delivered issue whose cost is a price-table estimate (issue rows of a window)."""
+    if issue_rows is None or issue_rows.empty or "costEstimated" not in issue_rows:
+        return set()
+    used = issue_rows[issue_rows["delivered"].astype(bool) & issue_rows["costEstimated"].astype(bool)]
+    return {str(r) for r in used["repo"]}
+
+
 def warnings_of_window(
     warnings: Iterable[DataWarning],
     selected_runs: pd.DataFrame,
     *,
     config_dir: Path | None,
     repos: Sequence[str],
+    issue_rows: pd.DataFrame | None = None,
 ) -> list[DataWarning]:
     """What a window's report states: the snapshot's warnings with repo aggregates recounted over the
     window's runs (:func:`for_window`), only those about the window's issues or about no single issue
-    (:func:`concerning_window`), paths relative to the config folder, in report order."""
+    (:func:`concerning_window`), paths relative to the config folder, in report order. With the
+    window's ``issue_rows``, a warning states its consequence only when it happened in the window
+    (``cost_estimated``: a delivered issue of the repo uses an estimate)."""
     recounted = for_window(warnings, selected_runs)
     kept = concerning_window(recounted, issue_keys(selected_runs))
+    if issue_rows is not None:
+        used = estimated_repos(issue_rows)
+        kept = [cost_estimate_in_window(w, (w.repo or "") in used) for w in kept]
     return in_report_order(relative_to(kept, config_dir), repos)
+
+
+def report_warning_count(window_warnings: Iterable[DataWarning], other: Iterable[DataWarning] = ()) -> int:
+    """How many lines a report lists under Data warnings: the window's warnings and the other
+    inputs' (imported cycles), identical ones collapsed into one line as the sidecar does. The one
+    warning count the CLI, the assets' metadata, the report and the digest state."""
+    return len(collapse_warnings([*window_warnings, *other]))

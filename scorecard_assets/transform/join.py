@@ -343,11 +343,25 @@ def _cost_estimated_warnings(repos: np.ndarray, priced: np.ndarray) -> list[Data
                 asset=ASSET,
                 repo=str(repo),
                 message=f"{repo}: {k} agent-log slice(s) recorded tokens but no cost; their cost is "
-                f"estimated from the configured price table ({shown}) and shown with cost source 'estimate'",
+                f"estimated from the configured price table ({shown}){COST_ESTIMATE_SHOWN}",
                 values={"slices": k, "models": shown},
             )
         )
     return out
+
+
+COST_ESTIMATE_SHOWN = " and shown with cost source 'estimate'"
+COST_ESTIMATE_UNUSED = "; no delivered issue of this window uses such an estimate"
+
+
+def cost_estimate_in_window(w: DataWarning, used: bool) -> DataWarning:
+    """A ``cost_estimated`` warning as a window's report states it: the consequence ("shown with
+    cost source 'estimate'") only when a delivered issue of the repo in that window has an estimated
+    cost; otherwise it says that none has. Other warnings are returned unchanged."""
+    if w.code != "cost_estimated" or used or not w.message.endswith(COST_ESTIMATE_SHOWN):
+        return w
+    message = w.message[: -len(COST_ESTIMATE_SHOWN)] + COST_ESTIMATE_UNUSED
+    return w.model_copy(update={"message": message})
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
-from scorecard_assets.sample_fleet.generate import generate_fleet
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
+from scorecard_assets.sample_fleet.generate import generate_fleet
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
@@ -62,7 +62,7 @@ def sample_config_copy(folder: Path, source: Path = DEFAULT_CONFIG_PATH, **overr
 def fleet_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("sample-instance")
     out = root / "reports"
-    fleet = root / "stress-fleet"
+    fleet = tmp_path_factory.mktemp("stress") / "fleet"  # outside root, as the package's data is
     generate_fleet(fleet, profile="stress")
     cfg_path = sample_config_copy(root / "config", fleet / "scorecard.yaml", output_dir=str(out))
     resources = local_resources(root, cfg_path)

@@ -23,7 +23,7 @@ from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.pairings.window import score_window, window_rows_filter
 from scorecard_assets.records import DataWarning, SourceStat, lineage_sources, lineage_warnings, warning_line
-from scorecard_assets.report.charts import chart_markdown, chart_pngs
+from scorecard_assets.report.charts import chart_data_uris, chart_pngs
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.guard import (
     GUARD_KEY,
@@ -37,7 +37,7 @@ from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
 from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
 from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
-from scorecard_assets.scoring.window_warnings import relative_to, warnings_of_window
+from scorecard_assets.scoring.window_warnings import relative_to, report_warning_count, warnings_of_window
 from scorecard_assets.scoring.windows import (
     Window,
     previous_window,
@@ -91,10 +91,13 @@ def model_scorecard(
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
     run_table: StoredTable,
+    cycles: StoredTable,
 ) -> Any:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
-    Its blocking check `window_not_silently_empty` refuses a silently empty window."""
+    Its blocking check `window_not_silently_empty` refuses a silently empty window. Its
+    `data_warnings` is the number of lines the week's report lists under Data warnings (the cycle
+    inputs' warnings included, which is why it reads `cycles`)."""
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
     store = reports.store(cfg)
@@ -103,9 +106,12 @@ def model_scorecard(
     candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
+    cycle_warnings = relative_to(cycles.warnings, _config_dir(cfg))
     out: dict[str, dict[str, Any]] = {}
     for key, w in windows.items():
         sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
+        records = _records(DataWarning, sidecar["warningRecords"])
+        meta["data_warnings"] = report_warning_count(records, cycle_warnings)
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = sidecar
     return partition_output(out)
@@ -122,12 +128,13 @@ def _model_scorecard_of(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One week's sidecar and its materialization metadata."""
     runs = select_runs(candidates, w)
+    rows = issue_rows(runs, w)
     applicable = warnings_of_window(
-        warnings, runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos]
+        warnings, runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos], issue_rows=rows
     )
     baseline_rows = window_issue_rows(candidates, baseline)
     sidecar = scorecard_of_rows(
-        issue_rows(runs, w),
+        rows,
         baseline_rows,
         w,
         generated_at=now_iso(),
@@ -151,7 +158,6 @@ def _model_scorecard_of(
         "delivered": int(grand.get("delivered") or 0),
         "delivery_rate": float(grand.get("deliveryRate") or 0.0),
         "models": len(sidecar.get("totals") or []),
-        "warnings": len(applicable),
         "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
     }
     return sidecar, meta
@@ -264,9 +270,13 @@ def _publish_week(
         ],
     )
     regenerate = f"make week WEEK={key}"
-    markdown = render_markdown(sidecar, regenerate_cmd=regenerate)
-    digest = render_digest(sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"))
     pngs = chart_pngs(sidecar)
+    # the file links the PNGs beside it; the UI's copy embeds them (each beside its section)
+    markdown = render_markdown(sidecar, regenerate_cmd=regenerate, charts={name: name for name in pngs})
+    in_ui = render_markdown(sidecar, regenerate_cmd=regenerate, charts=chart_data_uris(pngs))
+    digest = render_digest(
+        sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"), plain=True
+    )
     problems = sidecar_problems(sidecar)
     if problems:
         context.log.warning("sidecar does not validate: " + "; ".join(problems[:5]))
@@ -277,17 +287,16 @@ def _publish_week(
         **pngs,
     }
     written = store.publish(sidecar["windowEnd"], files)
-    embedded = chart_markdown({name: files[name] for name in pngs})
     for line in digest:
         context.log.info(line)
     return {
-        "report": dg.MetadataValue.md(markdown + "\n\n" + embedded),
+        "report": dg.MetadataValue.md(in_ui),
         "digest": dg.MetadataValue.md("\n".join(f"    {x}" for x in digest)),
         "dagster/uri": uri_of(written["model-scorecard.md"].parent),
         "report_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.md"])),
         "sidecar_uri": dg.MetadataValue.url(uri_of(written["model-scorecard.json"])),
         "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
-        "warnings": len(sidecar["warnings"]),
+        "data_warnings": len(sidecar["warnings"]),
         "sidecar_valid": not problems,
         "latest_window": store.latest_window() or "",
     }
