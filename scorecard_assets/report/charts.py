@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import io
 import math
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ LABEL_CAP = 48
 LABEL_FONT_SIZE = 8.0
 MAX_BARS = 20
 MAX_SIDE_NOTE_NAMES = 14
+SIDE_NOTE_WIDTH = 40  # characters per name line of the side note
 DEFAULT_MIN_JUDGED = 10
 POOL_SCORE = 50.0
 _VIEWS = (("famCombo", "family pairings"), ("modelCombo", "model pairings"))
@@ -144,7 +146,7 @@ def delivery_vs_cost_figure(sidecar: dict) -> Figure:
         return _no_data_figure(SCATTER_SIZE, title, "No model has an issue in this window.")
     fig = Figure(figsize=SCATTER_SIZE, dpi=DPI)
     FigureCanvasAgg(fig)  # a renderer to measure the labels with
-    ax = fig.add_axes((0.08, 0.1, 0.64, 0.8))
+    ax = fig.add_axes((0.09, 0.1, 0.6, 0.8))
     ax.set_title(title)
     ax.set_ylim(-5, 108)
     crowded: list[str] = []
@@ -156,7 +158,8 @@ def delivery_vs_cost_figure(sidecar: dict) -> Figure:
     ax.set_xlabel("Cost per delivered issue (USD)")
     ax.set_ylabel("Delivery rate (%)")
     ax.grid(True, color="#dddddd", linewidth=0.6)
-    fig.text(0.75, 0.88, _side_note(uncosted, crowded), va="top", ha="left", fontsize=8.5, wrap=True)
+    # wrapped here, not by matplotlib: its wrapping measures text as math and fails on a "$" in a name
+    fig.text(0.71, 0.88, _side_note(uncosted, crowded), va="top", ha="left", fontsize=8.5)
     return fig
 
 
@@ -217,7 +220,16 @@ def _side_note(uncosted: list[str], crowded: list[str] | None = None) -> str:
         lines += _capped([f"{k}  {name}" for k, name in enumerate(crowded, start=1)])
     lines += ["", f"No cost figure ({len(uncosted)}):" if uncosted else "No cost figure: none."]
     lines += _capped([f"• {name}" for name in uncosted])
-    return "\n".join(lines)
+    wrapped = [
+        part
+        for line in lines
+        for part in (
+            textwrap.wrap(line, SIDE_NOTE_WIDTH, subsequent_indent="   ")
+            if line.startswith(("•", *"0123456789"))
+            else [line]
+        )
+    ]
+    return "\n".join(wrapped)
 
 
 def _capped(lines: list[str]) -> list[str]:

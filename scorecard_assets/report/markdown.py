@@ -53,6 +53,10 @@ RISK_HEADER = (
     "| Risk class | Agent CLI | n | Delivered | Delivery rate | AC met | Cost/delivered | Median API-min "
     "| Median wall-clock-min | Review fixed/issue | Stalls | Escalations | Unverified exits |"
 )
+# Ours, after the reference's last column, in a sidecar that records it (``unverifiedExitEvents``);
+# a reference sidecar renders the reference's tables unchanged.
+JOURNAL_EXITS_HEADER = " Unverified (journal) |"
+JOURNAL_EXITS_KEY = "unverifiedExitEvents"
 PAIRING_HEADER = (
     "| Rank | Pairing | Score | 90 % interval | Tie | Judged cycles | Outcome | Cost | Precision "
     "| Discipline | Efficiency | Latency |"
@@ -114,6 +118,14 @@ DEFAULT_LIMITATIONS: list[tuple[str, str]] = [
         "They compare what pairings shipped on the work they happened to get, not a controlled "
         "experiment: harder issues may go to stronger models. Pools are small, so scores and ranks "
         "move as cycles arrive; the intervals show by how much.",
+    ),
+    (
+        "Two unverified-exit counts.",
+        "Unverified exits is the reference's figure: `fence-written` events, the fence a takeover "
+        "writes before it redispatches over a run that stopped answering. Unverified (journal) counts "
+        "the scheduler's own `verify-incomplete` events with detail `unverified-exit`: an agent that "
+        "exited without its work being verified. Real journals carry the second far more often, so the "
+        "first can read 0 where the second does not; one exit may appear in both.",
     ),
     (
         "Families follow the Pragmatikos rule.",
@@ -203,25 +215,39 @@ def _per_issue(row: Row, total_key: str, rate_key: str) -> object:
     return total / n if total is not None and n else None
 
 
-def _outcome_cells(row: Row) -> list[str]:
+def _outcome_cells(row: Row, journal: bool = False) -> list[str]:
     """AC met .. Unverified exits, shared by the bucket and risk-class tables (no tokens, no delta)."""
     return [
         fmt_ratio(row.get("conformanceRate"), row.get("conformanceSamples")),
         fmt_usd(row.get("costPerDeliveredUsd"), row.get("costSamples")),
         fmt_min(row.get("medianApiMinutes")),
         fmt_min(row.get("medianWallClockMinutes")),
-        *_tail_cells(row),
+        *_tail_cells(row, journal),
     ]
 
 
-def _tail_cells(row: Row) -> list[str]:
-    """Review fixed/issue, Stalls, Escalations, Unverified exits."""
-    return [
+def _journal_exits(sidecar: dict) -> bool:
+    """Whether the sidecar records our Unverified (journal) count (ours always do)."""
+    grand = sidecar.get("grandTotal")
+    return isinstance(grand, dict) and JOURNAL_EXITS_KEY in grand
+
+
+def _header(header: str, journal: bool) -> str:
+    return header + JOURNAL_EXITS_HEADER if journal else header
+
+
+def _tail_cells(row: Row, journal: bool = False) -> list[str]:
+    """Review fixed/issue, Stalls, Escalations, Unverified exits (the reference's: fence-written),
+    and with ``journal`` Unverified (journal) (ours: verify-incomplete / unverified-exit events)."""
+    cells = [
         fmt_per_issue(row.get("reviewFixedPerIssue"), row.get("reviewSamples")),
         fmt_count(row.get("stalls"), _per_issue(row, "stalls", "stallsPerIssue")),
         fmt_count(row.get("escalations"), _per_issue(row, "escalations", "escalationsPerIssue")),
         fmt_count(row.get("unverifiedExits"), _per_issue(row, "unverifiedExits", "unverifiedExitsPerIssue")),
     ]
+    if journal:
+        cells.append(fmt_count(row.get(JOURNAL_EXITS_KEY), _per_issue(row, JOURNAL_EXITS_KEY, "-")))
+    return cells
 
 
 def _head_cells(row: Row) -> list[str]:
@@ -234,7 +260,7 @@ def _head_cells(row: Row) -> list[str]:
     ]
 
 
-def _totals_cells(row: Row, delta: object) -> list[str]:
+def _totals_cells(row: Row, delta: object, journal: bool = False) -> list[str]:
     """The 14 cells after Model and Provider in the totals table."""
     return [
         *_head_cells(row),
@@ -244,7 +270,7 @@ def _totals_cells(row: Row, delta: object) -> list[str]:
         fmt_tokens(row.get("billableTokensPerDeliveredIssue"), row.get("tokenSamples")),
         fmt_min(row.get("medianApiMinutes")),
         fmt_min(row.get("medianWallClockMinutes")),
-        *_tail_cells(row),
+        *_tail_cells(row, journal),
     ]
 
 
@@ -320,7 +346,9 @@ def _bucket_section(sidecar: dict) -> list[str]:
     lines = ["## Per model × repo × tier", ""]
     if not rows and not skipped:
         return [*lines, "No issue had a run in this window."]
-    lines += [BUCKET_HEADER, _separator(BUCKET_HEADER)]
+    journal = _journal_exits(sidecar)
+    header = _header(BUCKET_HEADER, journal)
+    lines += [header, _separator(header)]
     for row in rows:
         lines.append(
             _table_row(
@@ -329,7 +357,7 @@ def _bucket_section(sidecar: dict) -> list[str]:
                     text_cell(row.get("repo", "")),
                     text_cell(row.get("tier", "")),
                     *_head_cells(row),
-                    *_outcome_cells(row),
+                    *_outcome_cells(row, journal),
                 ]
             )
         )
@@ -355,17 +383,19 @@ def _totals_section(sidecar: dict) -> list[str]:
         "",
     ]
     rows, skipped = _rows(sidecar.get("totals"))
-    lines += [TOTALS_HEADER, _separator(TOTALS_HEADER)]
+    journal = _journal_exits(sidecar)
+    header = _header(TOTALS_HEADER, journal)
+    lines += [header, _separator(header)]
     for row in rows:
-        lines += _model_rows(row)
+        lines += _model_rows(row, journal)
     grand = sidecar.get("grandTotal")
     grand = grand if isinstance(grand, dict) else {}
-    lines.append(_table_row(["**TOTAL**", EM_DASH, *_totals_cells(grand, None)]))
+    lines.append(_table_row(["**TOTAL**", EM_DASH, *_totals_cells(grand, None, journal)]))
     lines += _skipped_note(skipped, "total row(s)")
     return lines + _cost_disclosure(grand)
 
 
-def _model_rows(row: Row) -> list[str]:
+def _model_rows(row: Row, journal: bool = False) -> list[str]:
     """The model row, then one ``↳`` row per provider when there is more than one."""
     providers, _ = _rows(row.get("providers"))
     if len(providers) == 1:
@@ -374,11 +404,12 @@ def _model_rows(row: Row) -> list[str]:
         provider_cell = f"{len(providers)} providers ↓"
     else:
         provider_cell = EM_DASH
-    cells = _totals_cells(row, row.get("deliveryRateDelta"))
+    cells = _totals_cells(row, row.get("deliveryRateDelta"), journal)
     lines = [_table_row([_model_code(row.get("model")), provider_cell, *cells])]
     if len(providers) > 1:
         for sub in providers:
-            lines.append(_table_row(["↳", text_cell(sub.get("provider", "")), *_totals_cells(sub, None)]))
+            sub_cells = _totals_cells(sub, None, journal)
+            lines.append(_table_row(["↳", text_cell(sub.get("provider", "")), *sub_cells]))
     return lines
 
 
@@ -415,9 +446,11 @@ def _risk_section(sidecar: dict) -> list[str]:
     rows, skipped = _rows(sidecar.get("riskClasses"))
     if not rows and not skipped:
         return [*lines, "No risk-class figures for this window."]
-    lines += [RISK_HEADER, _separator(RISK_HEADER)]
+    journal = _journal_exits(sidecar)
+    header = _header(RISK_HEADER, journal)
+    lines += [header, _separator(header)]
     for row in rows:
-        cells = [text_cell(row.get("riskClass", "")), *_head_cells(row), *_outcome_cells(row)]
+        cells = [text_cell(row.get("riskClass", "")), *_head_cells(row), *_outcome_cells(row, journal)]
         lines.append(_table_row(cells))
     return lines + _skipped_note(skipped, "risk-class row(s)")
 

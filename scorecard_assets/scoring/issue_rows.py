@@ -57,6 +57,7 @@ COUNTER_FIELDS: tuple[tuple[str, str], ...] = (
     ("stalls", "stalls"),
     ("escalations", "escalations"),
     ("unverifiedExits", "unverified_exits"),
+    ("unverifiedExitEvents", "unverified_exit_events"),
 )
 REVIEW_FIELDS: tuple[tuple[str, str], ...] = (
     ("reviewFixed", "review_fixed"),

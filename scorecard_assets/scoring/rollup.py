@@ -118,6 +118,7 @@ class RowColumns:
     stalls: np.ndarray
     escalations: np.ndarray
     unverified_exits: np.ndarray
+    unverified_exit_events: np.ndarray
     review_fixed: np.ndarray
     review_escalated: np.ndarray
     phase_seconds: list[object]
@@ -149,6 +150,9 @@ class RowColumns:
             stalls=numbers("stalls"),
             escalations=numbers("escalations"),
             unverified_exits=numbers("unverifiedExits"),
+            unverified_exit_events=numbers("unverifiedExitEvents")
+            if "unverifiedExitEvents" in rows
+            else np.zeros(len(rows), dtype="float64"),
             review_fixed=numbers("reviewFixed"),
             review_escalated=numbers("reviewEscalated"),
             phase_seconds=list(rows["phaseSeconds"]),
@@ -231,6 +235,7 @@ def _rollup(c: RowColumns, idx: np.ndarray) -> dict[str, Any]:
         "phaseMedians": phase_medians(c.phase_seconds[i] for i in idx),
         "agentClis": sorted({str(c.agent_clis[i]) for i in idx if _is_text(c.agent_clis[i])}),
         "costEstimateSamples": int(c.cost_estimated[costed].sum()),
+        "unverifiedExitEvents": int(_sum(_known(c.unverified_exit_events[idx]))),
     }
     return {key: out[key] for key in ROLLUP_KEYS + OUR_ROLLUP_KEYS}
 

@@ -6,8 +6,10 @@ Contract:
 - For every host (name order) and configured repo (name order), the journal is
   ``<dossier_home>/sched/<sanitize_slug(repo)>/events.jsonl``. Every line is decoded, so that bad
   lines and unknown event names are found wherever they are.
-- Rows are kept only for the four events the scorecard reads: ``spawned``, ``redispatched``,
-  ``stalled`` and ``fence-written``. Other names of the scheduler vocabulary are ignored (counted
+- Rows are kept only for the events the scorecard reads: ``spawned``, ``redispatched``,
+  ``stalled``, ``fence-written`` (the reference's four) and ``verify-incomplete`` with ``detail``
+  ``"unverified-exit"`` (ours: the scheduler's own record of an unverified exit; other details are
+  ignored like any other event). Other names of the scheduler vocabulary are ignored (counted
   in the file's SourceStat); names outside it get one ``unknown_event`` warning per name per file
   carrying the number of lines.
 - On a kept event, ``issue`` must be a JSON number holding a positive integer (``3810.0`` is
@@ -62,8 +64,10 @@ SOURCE = "events.jsonl"
 SCHED_DIR_NAME = "sched"
 EVENTS_FILE_NAME = "events.jsonl"
 
-SCORED_EVENTS = ("spawned", "redispatched", "stalled", "fence-written")
+SCORED_EVENTS = ("spawned", "redispatched", "stalled", "fence-written", "verify-incomplete")
 REPORT_AGENT_DETAIL = "report agent"
+# A ``verify-incomplete`` is kept only with this detail: the scheduler saw the agent exit unverified.
+UNVERIFIED_EXIT_DETAIL = "unverified-exit"
 
 # The scheduler's whole event vocabulary (its JournalEventName type, docs/sources.md "events.jsonl").
 SCHEDULER_EVENTS = frozenset(
@@ -392,7 +396,9 @@ def _triage(batch: JsonlColumns) -> _Triage:
             out.skipped.append(LineProblem(line_nos[i], reason, "event", shown(name)))
         elif name not in SCHEDULER_EVENTS:
             out.unknown.setdefault(name, []).append(line_nos[i])
-        elif name not in SCORED_EVENTS:
+        elif name not in SCORED_EVENTS or (
+            name == "verify-incomplete" and columns["detail"][i] != UNVERIFIED_EXIT_DETAIL
+        ):
             out.ignored += 1
         elif (number := issue_number(raw_issue)) is None:
             out.skipped.append(LineProblem(line_nos[i], _issue_problem(raw_issue), "issue", shown(raw_issue)))

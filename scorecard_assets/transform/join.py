@@ -47,7 +47,14 @@ from scorecard_assets.transform.model_names import UNKNOWN_MODEL, ModelNamer
 ASSET = "run_table"
 WORK_EVENTS = ("spawned", "redispatched")
 # run_table counter column -> the events.jsonl event it counts (escalations = redispatches)
-EVENT_COUNTERS = {"stalls": "stalled", "escalations": "redispatched", "unverified_exits": "fence-written"}
+# ``unverified_exit_events`` is ours (docs/report.md "Unverified exits"): the journal's own
+# ``verify-incomplete`` / ``unverified-exit`` records; ``unverified_exits`` keeps the reference's proxy.
+EVENT_COUNTERS = {
+    "stalls": "stalled",
+    "escalations": "redispatched",
+    "unverified_exits": "fence-written",
+    "unverified_exit_events": "verify-incomplete",
+}
 COUNTED_EVENTS = tuple(sorted(set(EVENT_COUNTERS.values())))
 REDISPATCH_CLI_WINDOW = pd.Timedelta(minutes=5)
 MOVING_TAG_SUFFIX = "-latest"

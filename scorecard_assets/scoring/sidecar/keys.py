@@ -79,7 +79,9 @@ LATER_ROLLUP_KEYS: tuple[str, ...] = (
 )
 # Ours, after the reference's fields: delivered issues whose cost is a price-table estimate
 # (costSource "estimate"; not counted in costFromRunLogSamples, which keeps the reference's rule).
-OUR_ROLLUP_KEYS: tuple[str, ...] = ("costEstimateSamples",)
+# ``unverifiedExitEvents``: the journal's verify-incomplete / unverified-exit events (the reference's
+# ``unverifiedExits`` counts fence-written only).
+OUR_ROLLUP_KEYS: tuple[str, ...] = ("costEstimateSamples", "unverifiedExitEvents")
 # After ``providers`` on a model total whose model also has a rate in the baseline window.
 TOTAL_OPTIONAL_TAIL: tuple[str, ...] = ("deliveryRateDelta", "deliveryRateBaselineWindowEnd")
 

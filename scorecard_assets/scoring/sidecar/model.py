@@ -112,6 +112,7 @@ class Rollup(_Strict):
     phaseMedians: list[PhaseMedian]
     agentClis: list[str]
     costEstimateSamples: Count | None = None
+    unverifiedExitEvents: Count | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -63,7 +63,12 @@ def test_both_charts_are_valid_pngs_of_a_fixed_size(pngs: dict[str, bytes]) -> N
     for data in pngs.values():
         kinds = [kind for kind, _ in png_chunks(data)]
         assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and b"IDAT" in kinds
-    assert image_size(pngs[DELIVERY_VS_COST]) == (1000, 600)  # 10 x 6 in at 100 dpi
+    assert image_size(pngs[DELIVERY_VS_COST]) == (800, 500)  # 8 x 5 in at 100 dpi
+
+
+def test_both_charts_fit_the_ui_at_most_800_px_wide(pngs: dict[str, bytes]) -> None:
+    widths = {name: image_size(data)[0] for name, data in pngs.items()}
+    assert all(w <= 800 for w in widths.values()), widths
 
 
 def test_same_input_gives_the_same_bytes(sidecar: dict[str, Any], pngs: dict[str, bytes]) -> None:

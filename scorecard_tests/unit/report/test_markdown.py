@@ -347,10 +347,10 @@ def test_pairing_tables_for_families_then_models_with_tie_marks() -> None:
     )
     assert lines[family_at + 2] == header
     assert lines[family_at + 4] == (
-        "| 1 | claude-opus → claude-sonnet | 61 | 56.2–66.2 | ≈ | 40 "
+        "| 1 | `claude-opus` → `claude-sonnet` | 61 | 56.2–66.2 | ≈ | 40 "
         "| 50.0 | 50.0 | 50.0 | 50.0 | 50.0 | 50.0 |"
     )
-    assert cells(lines[family_at + 5])[:5] == ["2", "grok → grok", "58", "53.0–63.0", "≈"]
+    assert cells(lines[family_at + 5])[:5] == ["2", "`grok` → `grok`", "58", "53.0–63.0", "≈"]
     assert cells(lines[model_at + 4])[4] == "—"  # not tied
     assert "### Imported cycles" not in text
 
@@ -372,10 +372,10 @@ def test_pairing_scores_round_like_js_and_mark_imputed_tiers() -> None:
         interval=[57.94, 66.25],
     )
     sidecar = make_sidecar(pairings={"fleet": make_pool([group], []), "imported": None})
-    row = cells(line_starting(render(sidecar), "| 1 | a → b |"))
+    row = cells(line_starting(render(sidecar), "| 1 | `a` → `b` |"))
     assert row == [
         "1",
-        "a → b",
+        "`a` → `b`",
         "63",
         "57.9–66.3",
         "—",
@@ -397,8 +397,8 @@ def test_ranks_follow_the_rank_field_and_small_groups_are_left_out() -> None:
     ]
     sidecar = make_sidecar(pairings={"fleet": make_pool(groups, []), "imported": None})
     text = render(sidecar)
-    assert text.index("| 1 | first |") < text.index("| 2 | second |")
-    assert "| tiny |" not in text and "| 3 | tiny" not in text
+    assert text.index("| 1 | `first` |") < text.index("| 2 | `second` |")
+    assert "tiny" not in text
     assert "1 family pairings with fewer than 10 judged cycles are not ranked." in text
 
 
@@ -415,7 +415,7 @@ def test_imported_cycles_get_their_own_tables() -> None:
     text = render(make_sidecar(pairings={"fleet": fleet, "imported": imported}))
     imported_at = text.index("### Imported cycles")
     assert text.index("### Fleet cycles") < imported_at
-    assert text.index("| 1 | gpt → gpt |") > imported_at
+    assert text.index("| 1 | `gpt` → `gpt` |") > imported_at
     assert text.count("#### Family pairings") == 2
 
 
@@ -539,8 +539,11 @@ def test_hostile_values_in_every_cell_kind() -> None:
     sidecar["sources"][0]["host"] = evil
     text = render(sidecar)
     assert "\x1b" not in text
-    assert "<img>" not in text
-    assert "](http://e.example" not in text
+    # the pairing label is a model id: it sits in a code span, where markup is inert
+    assert "| 1 | `x \\| y'z](http://e.example)<img>\ufffd` |" in text
+    outside = text.replace("`x \\| y'z](http://e.example)<img>\ufffd`", "")
+    assert "<img>" not in outside
+    assert "](http://e.example" not in outside
     assert "`z" not in text
     for line in text.split("\n"):
         if "x \\| y" in line:
