@@ -256,10 +256,6 @@ ISSUE_ROWS: Contract = {
     "stalls": ("int", "summed over the selected runs"),
     "escalations": ("int", "summed over the selected runs"),
     "unverifiedExits": ("int", "summed over the selected runs"),
-    "unverifiedExitEvents": (
-        "int",
-        "verify-incomplete / unverified-exit events, summed over the selected runs",
-    ),
     "reviewFixed": ("Int", "review run's fixed= (canonical run, else latest run with a review)"),
     "reviewEscalated": ("Int", ""),
     "acMet": ("Int", "both or neither with acTotal"),
@@ -270,6 +266,10 @@ ISSUE_ROWS: Contract = {
     "plannerModel": ("str", "canonical planner model of the canonical run"),
     "builderModel": ("str", "canonical builder model of the canonical run"),
     "costEstimated": ("bool", "costSource == 'estimate'"),
+    "unverifiedExitEvents": (
+        "int",
+        "verify-incomplete / unverified-exit events, summed over the selected runs",
+    ),
     "canonicalRunId": ("str", "run id of the canonical run"),
     "runCount": ("int", "selected non-classifier runs of the issue"),
 }

@@ -6,10 +6,11 @@ Contract:
 - For every host (name order) and configured repo (name order), the journal is
   ``<dossier_home>/sched/<sanitize_slug(repo)>/events.jsonl``. Every line is decoded, so that bad
   lines and unknown event names are found wherever they are.
-- Rows are kept only for the events the scorecard reads: ``spawned``, ``redispatched``,
-  ``stalled``, ``fence-written`` (the reference's four) and ``verify-incomplete`` with ``detail``
-  ``"unverified-exit"`` (ours: the scheduler's own record of an unverified exit; other details are
-  ignored like any other event). Other names of the scheduler vocabulary are ignored (counted
+- Rows are kept only for the four events the scorecard reads: ``spawned``, ``redispatched``,
+  ``stalled`` and ``fence-written``. A ``verify-incomplete`` with ``detail`` ``"unverified-exit"``
+  (the scheduler's own record of an unverified exit, which the reference ignores) is counted as
+  ignored like the others but also listed in ``extra["unverified_exit_events"]`` (host, repo, issue,
+  ts) for our Unverified (journal) count. Other names of the scheduler vocabulary are ignored (counted
   in the file's SourceStat); names outside it get one ``unknown_event`` warning per name per file
   carrying the number of lines.
 - On a kept event, ``issue`` must be a JSON number holding a positive integer (``3810.0`` is
@@ -64,10 +65,13 @@ SOURCE = "events.jsonl"
 SCHED_DIR_NAME = "sched"
 EVENTS_FILE_NAME = "events.jsonl"
 
-SCORED_EVENTS = ("spawned", "redispatched", "stalled", "fence-written", "verify-incomplete")
+SCORED_EVENTS = ("spawned", "redispatched", "stalled", "fence-written")
 REPORT_AGENT_DETAIL = "report agent"
-# A ``verify-incomplete`` is kept only with this detail: the scheduler saw the agent exit unverified.
+# A ``verify-incomplete`` with this detail: the scheduler saw the agent exit unverified (ours; the
+# reference ignores the event). Not a row of the frame: listed in ``extra`` (module doc).
+UNVERIFIED_EXIT_EVENT = "verify-incomplete"
 UNVERIFIED_EXIT_DETAIL = "unverified-exit"
+UNVERIFIED_EXITS_EXTRA = "unverified_exit_events"
 
 # The scheduler's whole event vocabulary (its JournalEventName type, docs/sources.md "events.jsonl").
 SCHEDULER_EVENTS = frozenset(
@@ -179,13 +183,14 @@ class _Collected:
     sources: list[SourceStat] = field(default_factory=list)
     lines: int = 0
     bytes: int = 0
+    unverified: list[dict[str, object]] = field(default_factory=list)
 
 
 def read_dispatch_events(cfg: ScorecardConfig) -> TableResult:
     """Every host's journals of every configured repo as one ``schemas.DISPATCH_EVENTS`` frame.
 
     Rows are ordered by host, repo and line number, whatever the order of hosts in the config.
-    ``extra`` carries ``lines`` and ``bytes`` read in total.
+    ``extra`` carries ``lines`` and ``bytes`` read in total, and ``unverified_exit_events``.
     """
     repos = sorted(cfg.repo_names)
     collisions = slug_collisions(repos)
@@ -198,7 +203,7 @@ def read_dispatch_events(cfg: ScorecardConfig) -> TableResult:
         frame=frame,
         warnings=out.warnings,
         sources=out.sources,
-        extra={"lines": out.lines, "bytes": out.bytes},
+        extra={"lines": out.lines, "bytes": out.bytes, UNVERIFIED_EXITS_EXTRA: out.unverified},
     )
 
 
@@ -288,6 +293,7 @@ def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected) 
     out.warnings.extend(journal.warnings)
     if len(journal.frame):
         out.frames.append(journal.frame)
+    out.unverified += [{"host": host, "repo": repo, "issue": n, "ts": ts} for n, ts in journal.unverified]
     stat.files = 1
     stat.rows = len(journal.frame)
     stat.malformed = journal.malformed_lines
@@ -333,6 +339,7 @@ class JournalRead:
     malformed_lines: int
     ignored: int
     unknown: int
+    unverified: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -344,6 +351,7 @@ class _Triage:
     skipped: list[LineProblem] = field(default_factory=list)
     unknown: dict[str, list[int]] = field(default_factory=dict)
     ignored: int = 0
+    unverified: list[tuple[int, str]] = field(default_factory=list)
 
 
 def issue_number(value: object) -> int | None:
@@ -396,10 +404,12 @@ def _triage(batch: JsonlColumns) -> _Triage:
             out.skipped.append(LineProblem(line_nos[i], reason, "event", shown(name)))
         elif name not in SCHEDULER_EVENTS:
             out.unknown.setdefault(name, []).append(line_nos[i])
-        elif name not in SCORED_EVENTS or (
-            name == "verify-incomplete" and columns["detail"][i] != UNVERIFIED_EXIT_DETAIL
-        ):
+        elif name not in SCORED_EVENTS:
             out.ignored += 1
+            if name == UNVERIFIED_EXIT_EVENT and columns["detail"][i] == UNVERIFIED_EXIT_DETAIL:
+                number = issue_number(raw_issue)
+                if number is not None and type(raw_ts) is str:
+                    out.unverified.append((number, raw_ts))
         elif (number := issue_number(raw_issue)) is None:
             out.skipped.append(LineProblem(line_nos[i], _issue_problem(raw_issue), "issue", shown(raw_issue)))
         elif type(raw_ts) is not str:
@@ -447,6 +457,7 @@ def journal_frame(host: str, repo: str, slug: str, batch: JsonlColumns) -> Journ
         malformed_lines=len(triage.skipped),
         ignored=triage.ignored,
         unknown=sum(len(lines) for lines in triage.unknown.values()),
+        unverified=triage.unverified,
     )
 
 

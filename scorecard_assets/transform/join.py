@@ -28,6 +28,7 @@ the non-classifier runs of the whole trail; ``telemetry_unattributed``, ``issue_
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -405,6 +406,24 @@ def _inherit_redispatch_cli(work: pd.DataFrame) -> pd.Series:
     return pd.Series(values, index=work.index, dtype=object)
 
 
+def _with_unverified_exits(events: pd.DataFrame, extra: list[dict[str, Any]] | None) -> pd.DataFrame:
+    """``events`` plus one ``verify-incomplete`` row per listed unverified exit (no tier, no command,
+    not a report agent), so the join attributes them to runs like the other counted events."""
+    if not extra:
+        return events
+    frame = pd.DataFrame(
+        {
+            "host": [str(e.get("host", "")) for e in extra],
+            "repo": [str(e.get("repo", "")) for e in extra],
+            "issue": np.array([int(e["issue"]) for e in extra], dtype="int64"),
+            "ts": pd.to_datetime([e.get("ts") for e in extra], utc=True, errors="coerce", format="ISO8601"),
+            "event": EVENT_COUNTERS["unverified_exit_events"],
+            "is_report_agent": False,
+        }
+    )
+    return pd.concat([events, frame], ignore_index=True) if len(events) else frame
+
+
 def _none_if_na(v: object) -> object:
     return None if v is None or v is pd.NaT or (isinstance(v, float) and v != v) or v is pd.NA else v
 
@@ -595,11 +614,15 @@ def build_run_table(
     dispatch_events: pd.DataFrame,
     agent_log_usage: pd.DataFrame,
     cfg: ScorecardConfig,
+    unverified_exit_events: list[dict[str, Any]] | None = None,
 ) -> TableResult:
     """``schemas.RUN_TABLE``: one row per run of ``trail_runs`` with the join's columns added.
 
-    Inputs follow ``TRAIL_RUNS``, ``RUN_TELEMETRY``, ``DISPATCH_EVENTS`` and ``AGENT_LOG_USAGE``.
-    ``extra`` counts the attributed items and those that found no run (issues without a trail).
+    Inputs follow ``TRAIL_RUNS``, ``RUN_TELEMETRY``, ``DISPATCH_EVENTS`` and ``AGENT_LOG_USAGE``;
+    ``unverified_exit_events`` is the events reader's ``extra`` list of the journals'
+    ``verify-incomplete`` / ``unverified-exit`` lines (host, repo, issue, ts), counted per run as
+    ``unverified_exit_events``. ``extra`` counts the attributed items and those that found no run
+    (issues without a trail).
     """
     runs = trail_runs.reset_index(drop=True)
     namer = ModelNamer.from_config(cfg.models)
@@ -607,7 +630,9 @@ def build_run_table(
     cols["is_canonical"] = canonical_flags(runs)
     tele, tele_warnings, tele_extra = _telemetry_columns(runs, run_telemetry, cfg)
     logs, log_warnings, log_extra = _log_columns(runs, agent_log_usage, cols["builder_model"], namer, cfg)
-    events, event_extra = _event_columns(runs, dispatch_events)
+    events, event_extra = _event_columns(
+        runs, _with_unverified_exits(dispatch_events, unverified_exit_events)
+    )
     cols.update(tele)
     cols.update(logs)
     cols.update(events)

@@ -11,6 +11,7 @@ from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import TableResult, forward_lineage
 from scorecard_assets.schemas import CYCLES
+from scorecard_assets.sources.events import UNVERIFIED_EXITS_EXTRA
 from scorecard_assets.storage.tables import StoredTable
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
@@ -49,7 +50,12 @@ def run_table(
     source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
     cfg = scorecard.load()
     joined = build_run_table(
-        trail_runs.frame, run_telemetry.frame, dispatch_events.frame, agent_log_usage.frame, cfg
+        trail_runs.frame,
+        run_telemetry.frame,
+        dispatch_events.frame,
+        agent_log_usage.frame,
+        cfg,
+        unverified_exit_events=dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
     )
     result = forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
     df = result.frame

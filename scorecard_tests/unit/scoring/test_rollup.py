@@ -52,7 +52,7 @@ def strip(entries: list[dict[str, Any]], *keys: str) -> list[tuple[Any, ...]]:
 # ----------------------------------------------------------------------------- key order and JSON
 
 
-ALL_ROLLUP_KEYS = [*SPEC_ROLLUP_KEYS, "costEstimateSamples"]  # ours after the reference's
+ALL_ROLLUP_KEYS = [*SPEC_ROLLUP_KEYS, "costEstimateSamples", "unverifiedExitEvents"]  # ours after theirs
 
 
 def test_rollup_keys_follow_the_sidecar_order() -> None:
