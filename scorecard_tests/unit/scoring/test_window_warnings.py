@@ -103,3 +103,29 @@ def test_report_order_follows_the_reference() -> None:
 def test_report_order_puts_unconfigured_repos_after_configured_ones() -> None:
     given = [warn("moving_tag", "z/z"), warn("moving_tag", "a/a"), warn("moving_tag", "q/q")]
     assert [w.repo for w in in_report_order(given, ["q/q"])] == ["q/q", "z/z", "a/a"]
+
+
+def test_cost_estimated_states_its_consequence_only_when_a_delivered_issue_used_an_estimate() -> None:
+    import pandas as pd
+
+    from scorecard_assets.scoring.window_warnings import estimated_repos, report_warning_count
+    from scorecard_assets.transform.join import COST_ESTIMATE_SHOWN, cost_estimate_in_window
+
+    w = DataWarning(
+        code="cost_estimated",
+        asset="run_table",
+        repo="o/a",
+        message="o/a: 3 agent-log slice(s) recorded tokens but no cost; their cost is estimated from the "
+        f"configured price table (m){COST_ESTIMATE_SHOWN}",
+    )
+    rows = pd.DataFrame(
+        {"repo": ["o/a", "o/b", "o/b"], "delivered": [False, True, True], "costEstimated": [True, True, False]}
+    )
+    assert estimated_repos(rows) == {"o/b"}  # o/a's estimate went to an issue that did not ship
+    unused = cost_estimate_in_window(w, used=False)
+    assert unused.message.endswith("; no delivered issue of this window uses such an estimate")
+    assert "shown with cost source" not in unused.message
+    assert cost_estimate_in_window(w, used=True) == w
+    other = warn("moving_tag", "o/a")
+    assert cost_estimate_in_window(other, used=False) == other
+    assert report_warning_count([w, w, other], [warn("cycle_import_invalid")]) == 3  # identical ones merge

@@ -470,3 +470,24 @@ def test_a_fifo_in_place_of_a_journal_is_unreadable_and_never_opened(
     (w,) = result.warnings
     assert (w.code, w.repo, w.host, w.path) == ("unreadable_file", REPO, "h1", str(fifo))
     assert f"{fifo} is not a regular file (a FIFO)" in w.message
+
+
+def test_unverified_exits_of_the_journal_are_listed_beside_the_frame(tmp_path: Path) -> None:
+    """verify-incomplete / unverified-exit: not a row (the frame keeps the reference's four events),
+    counted with the ignored lines, and listed in ``extra`` for our Unverified (journal) count."""
+    lines = [
+        '{"ts":"2026-08-29T23:05:53.635Z","event":"verify-incomplete","unit":"issue:3886","issue":3886,'
+        '"detail":"unverified-exit","slot":3}',
+        '{"ts":"2026-08-29T23:06:00.000Z","event":"verify-incomplete","issue":3886,"detail":"tests-missing"}',
+        '{"ts":"2026-08-29T23:07:00.000Z","event":"verify-incomplete","issue":"3886","detail":"unverified-exit"}',
+        '{"ts":"2026-08-29T23:05:53.635Z","event":"redispatched","unit":"issue:3886","issue":3886,"tier":"strong"}',
+    ]
+    home = tmp_path / "h1"
+    journal(home, SLUG, lines)
+    result = read_dispatch_events(config(tmp_path, [REPO], {"h1": home}))
+    assert result.frame["event"].tolist() == ["redispatched"]
+    assert result.extra["unverified_exit_events"] == [
+        {"host": "h1", "repo": REPO, "issue": 3886, "ts": "2026-08-29T23:05:53.635Z"}
+    ]
+    (stat,) = result.sources
+    assert "3 other scheduler events ignored" in (stat.notes or "")

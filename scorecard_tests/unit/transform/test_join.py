@@ -823,3 +823,23 @@ def test_verify_comes_from_the_last_slice_with_edits_even_when_unknown() -> None
     )
     row = table(delivered_trail(), logs=logs)[0].iloc[0]
     assert pd.isna(row["verify_after_last_edit"])
+
+
+def test_journal_unverified_exits_are_counted_per_run_beside_the_reference_proxy() -> None:
+    ev = events(
+        {"ts": "2026-09-01T10:39:00Z", "event": "fence-written", "issue": 1},
+        {"ts": "2026-09-01T09:59:00Z", "event": "spawned", "issue": 1, "tier": "mid", "agent_cli": "claude"},
+    )
+    listed = [
+        {"host": "h1", "repo": REPO, "issue": 1, "ts": "2026-09-01T10:38:00.000Z"},
+        {"host": "h1", "repo": REPO, "issue": 1, "ts": "2026-09-01T10:50:00.000Z"},
+        {"host": "h1", "repo": REPO, "issue": 99, "ts": "2026-09-01T10:50:00.000Z"},  # no trail
+    ]
+    runs = build_trail_runs(delivered_trail()).frame
+    with_listed = build_run_table(runs, no_telemetry(), ev, slices(), config(), unverified_exit_events=listed)
+    without = build_run_table(runs, no_telemetry(), ev, slices(), config())
+    assert contract_problems(with_listed.frame, RUN_TABLE) == []
+    row = with_listed.frame.iloc[0]
+    assert (row["unverified_exits"], row["unverified_exit_events"], row["tier"]) == (1, 2, "mid")
+    assert without.frame.iloc[0]["unverified_exit_events"] == 0
+    assert [e["event"] for e in row["counted_events"]].count("verify-incomplete") == 2
