@@ -119,7 +119,11 @@ def test_cost_estimated_states_its_consequence_only_when_a_delivered_issue_used_
         f"configured price table (m){COST_ESTIMATE_SHOWN}",
     )
     rows = pd.DataFrame(
-        {"repo": ["o/a", "o/b", "o/b"], "delivered": [False, True, True], "costEstimated": [True, True, False]}
+        {
+            "repo": ["o/a", "o/b", "o/b"],
+            "delivered": [False, True, True],
+            "costEstimated": [True, True, False],
+        }
     )
     assert estimated_repos(rows) == {"o/b"}  # o/a's estimate went to an issue that did not ship
     unused = cost_estimate_in_window(w, used=False)
