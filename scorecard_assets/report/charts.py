@@ -36,12 +36,14 @@ from matplotlib.font_manager import FontProperties
 
 from scorecard_assets.report.formatters import as_number, dict_rows
 from scorecard_assets.report.label_layout import Box, place_labels
+from scorecard_assets.report.markdown import DELIVERY_CHART, PAIRING_CHART
 from scorecard_assets.sanitize import cap, scrub
 
 Row = dict[str, Any]
 
-DELIVERY_VS_COST = "delivery-vs-cost.png"
-PAIRING_SCORES = "pairing-scores.png"
+# the file names the report links (markdown.py places each beside its section)
+DELIVERY_VS_COST = DELIVERY_CHART
+PAIRING_SCORES = PAIRING_CHART
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 DPI = 100
