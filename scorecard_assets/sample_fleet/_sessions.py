@@ -889,19 +889,21 @@ def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> None:
     subprocess.run(["git", *args], cwd=cwd, input=stdin, env=env, check=True, capture_output=True)
 
 
-def materialise_sample_git(sample_dir: Path, state_dir: Path) -> Path:
-    """Real repositories from the sample's streams under ``state_dir/sessions-sample/dev`` (skipped
-    when already built from the same streams); returns that ``dev`` folder."""
+def materialise_sample_git(sample_dir: Path, state_dir: Path, *, streams: Path | None = None) -> Path:
+    """Real repositories from the sample's streams (``streams``, default ``sample_dir/git``) under
+    ``state_dir/sessions-sample/dev`` (skipped when already built from the same streams); returns
+    that ``dev`` folder."""
     dev = state_dir / "sessions-sample" / "dev"
-    streams = sorted((sample_dir / "git").glob("*.fi"))
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in streams)).hexdigest()
+    streams_dir = streams if streams is not None else sample_dir / "git"
+    stream_files = sorted(streams_dir.glob("*.fi"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in stream_files)).hexdigest()
     marker = dev / MARKER
     if marker.is_file() and json.loads(marker.read_text()).get("streams") == digest:
         return dev
     if dev.exists():
         shutil.rmtree(dev)
     dev.mkdir(parents=True)
-    for stream in streams:
+    for stream in stream_files:
         repo = dev / stream.stem
         repo.mkdir()
         _git(["init", "-q", "-b", "main"], repo)
