@@ -931,3 +931,41 @@ def sample_sessions_config(sample_dir: Path, dev: Path) -> Any:
         identities=[YOU[1]],
         path_map={RECORDED_ROOT: dev},
     )
+
+
+SAMPLE_FOLDER = "sessions"
+
+
+def sessions_config_yaml(folder: str = SAMPLE_FOLDER) -> str:
+    """The ``sessions:`` section of the bundled sample's ``scorecard.yaml`` (paths relative to it)."""
+    lines = [
+        "# One developer's own sessions (docs/sessions.md); the git history is restored at run time.",
+        "sessions:",
+        "  enabled: true",
+        "  opencode:",
+        f"    - {folder}/opencode/opencode.db",
+        "  claude_code:",
+        f"    - {folder}/claude/projects",
+        "  codex:",
+        f"    - {folder}/codex/sessions",
+        "  repo_roots: []",
+        "  identities:",
+        f'    - "{YOU[1]}"',
+        "  git_streams:",
+        f"    folder: {folder}/git",
+        f'    recorded_root: "{RECORDED_ROOT}"',
+        "  prices:",
+    ]
+    for model, price in SAMPLE_PRICES.items():
+        lines.append(f'    "{model}":')
+        lines += [f"      {k}: {v}" for k, v in price.items()]
+    return "\n".join(lines) + "\n"
+
+
+def render_session_sample(root: Path, files: list[str], *, seed: int = 11) -> None:
+    """The generator's hook: the session stores and git streams under ``root/sessions``, their
+    relative paths appended to ``files``, and the ``sessions:`` section appended to the config."""
+    layout = write_session_sample(root / SAMPLE_FOLDER, seed=seed)
+    files += sorted(p.relative_to(root).as_posix() for p in layout.root.rglob("*") if p.is_file())
+    with (root / "scorecard.yaml").open("a", encoding="utf-8") as fh:
+        fh.write(sessions_config_yaml())

@@ -7,6 +7,8 @@ Pure (no Dagster):
 - :func:`restore_frame`: a facts or commits frame read back from Parquet with its tuple columns
   restored (the codec stores them as JSON lists);
 - :func:`repos_to_records` / :func:`repos_from_records`: the repositories found, as JSON;
+- :func:`carry_warnings`: the previous run's warnings about files and databases this run did not
+  read again (an unchanged file keeps its malformed-line warnings);
 - :func:`store_contributions`: what each store and repository contributed, as ``SourceStat``
   records for the report's Sources section (whole frame, not only what this run re-read);
 - :func:`score_sessions_window`: the sessions pool of one report window, scored by the Pragmatikos
@@ -26,16 +28,22 @@ from scorecard_assets.config_base import PriceConfig
 from scorecard_assets.pairings.bootstrap import attach_intervals
 from scorecard_assets.pairings.constants import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MIN_JUDGED
 from scorecard_assets.pairings.engine import score_cycles
-from scorecard_assets.records import SourceStat
+from scorecard_assets.records import DataWarning, SourceStat
 from scorecard_assets.schemas import Contract
 from scorecard_assets.sessions.config import SessionsConfig, effective_prices
 from scorecard_assets.sessions.cycles import pooled_frame
 from scorecard_assets.sessions.export import Export, make_export
 from scorecard_assets.sessions.git_log import Repo
-from scorecard_assets.sessions.pipeline import read_commits, read_sessions, session_cycles
+from scorecard_assets.sessions.pipeline import SessionsRead, read_commits, read_sessions, session_cycles
+from scorecard_assets.sessions.state import SessionsState
+from scorecard_assets.sessions.warnings import LINE_MALFORMED
 
 POOL_ORIGIN = "sessions"
-STORE_SOURCE = {"opencode": "sessions: opencode", "claude-code": "sessions: claude code", "codex": "sessions: codex"}
+STORE_SOURCE = {
+    "opencode": "sessions: opencode",
+    "claude-code": "sessions: claude code",
+    "codex": "sessions: codex",
+}
 
 
 def effective_config(cfg: SessionsConfig, work_dir: Path, *, hostname: str | None = None) -> SessionsConfig:
@@ -91,9 +99,51 @@ def repos_from_records(records: object) -> list[Repo]:
     ]
 
 
-def store_contributions(facts: pd.DataFrame, cycles: pd.DataFrame) -> list[SourceStat]:
-    """One record per store kind: files (sources) read, rows kept, sessions, cycles, judged, shipped
-    and the recorded or estimated cost."""
+def _kept_paths(read: SessionsRead) -> set[str]:
+    """Files (JSONL stores) and databases (OpenCode) still present and not read again this time."""
+    kept: set[str] = set()
+    for key, st in read.state.stores.items():
+        reread = read.reread.get(key, set())
+        if st.kind == "opencode":
+            if st.stamp and not reread:
+                kept.add(st.path)
+        elif st.kind in ("claude-code", "codex"):
+            kept |= set(st.files) - reread
+    return kept
+
+
+def carry_warnings(previous: list[DataWarning], read: SessionsRead) -> list[DataWarning]:
+    """The warnings of ``previous`` that name a file or database this read kept without reading it
+    again: their condition still holds, and the read that found it will not run again."""
+    kept = _kept_paths(read)
+    return [w for w in previous if w.path and w.path in kept]
+
+
+def malformed_by_store(warnings: list[DataWarning], state: SessionsState) -> dict[str, int]:
+    """Malformed lines or records per store kind (the per-file summaries count every line)."""
+    roots = sorted(
+        ((st.path, st.kind) for key, st in state.stores.items() if key != "__settings__"),
+        key=lambda x: -len(x[0]),
+    )
+    out: dict[str, int] = {}
+    for w in warnings:
+        if w.code != LINE_MALFORMED or not w.path:
+            continue
+        kind = next(
+            (k for root, k in roots if w.path == root or w.path.startswith(root.rstrip("/") + "/")), None
+        )
+        if kind is None:
+            continue
+        problems = w.values.get("problems")
+        out[kind] = out.get(kind, 0) + (int(problems) if isinstance(problems, int) else w.count)
+    return out
+
+
+def store_contributions(
+    facts: pd.DataFrame, cycles: pd.DataFrame, *, malformed: Mapping[str, int] | None = None
+) -> list[SourceStat]:
+    """One record per store kind: files (sources) read, rows kept, malformed lines, sessions, cycles,
+    judged, shipped and the recorded or estimated cost."""
     out: list[SourceStat] = []
     if facts.empty:
         return out
@@ -120,6 +170,7 @@ def store_contributions(facts: pd.DataFrame, cycles: pd.DataFrame) -> list[Sourc
                 source=STORE_SOURCE[kind],
                 files=int(mine["source"].nunique()),
                 rows=len(rows),
+                malformed=int((malformed or {}).get(kind, 0)),
                 cost_usd=None if pd.isna(cost) else float(cost),
                 notes=notes,
             )

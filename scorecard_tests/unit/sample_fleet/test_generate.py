@@ -360,7 +360,8 @@ def test_other_seed_gives_other_data(tmp_path: Path) -> None:
 
 def test_sample_stays_small() -> None:
     total = sum(p.stat().st_size for p in DATA.rglob("*") if p.is_file())
-    assert total <= 8_600_000, f"the committed sample is {total / 1e6:.1f} MB (budget ~8 MB)"
+    # ~8.3 MB of fleet plus ~0.5 MB of one developer's session stores (sessions/, docs/sessions.md)
+    assert total <= 9_100_000, f"the committed sample is {total / 1e6:.1f} MB (budget ~9 MB)"
 
 
 def test_config_loads_and_points_at_the_fleet(sample: Fleet, monkeypatch: pytest.MonkeyPatch) -> None:
