@@ -1,5 +1,5 @@
-"""The Sessions part of the report: the pool of your own session cycles (docs/sessions.md, "In the
-report").
+"""The Sessions part of the report: the pool of your own session cycles
+(docs/sessions.md "In the report").
 
 :func:`sessions_part` renders ``sidecar["pairings"]["sessions"]`` (a pool-shaped result, or None when
 the window holds no session cycle). The ranking tables are drawn by the caller's pool renderer (the

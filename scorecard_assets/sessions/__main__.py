@@ -1,5 +1,5 @@
 """``scorecard sessions export --out FILE [--preview]`` (alias: ``python -m scorecard_assets.sessions
-export …``): the contributed rows (schema 3) of your session cycles (docs/sessions.md, "Contributing").
+export …``): the contributed rows (schema 3) of your session cycles (docs/sessions.md "Contributing").
 
 The stores and repositories of the config's ``sessions:`` section are read from scratch (no Dagster
 instance needed), cut, ship-attributed and turned into the payload that ``export.py`` builds and

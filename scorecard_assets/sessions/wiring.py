@@ -1,4 +1,4 @@
-"""What the Dagster layer and the CLI need around the pipeline (docs/sessions.md, "In the product").
+"""What the Dagster layer and the CLI need around the pipeline (docs/sessions.md "In the product").
 
 Pure (no Dagster):
 

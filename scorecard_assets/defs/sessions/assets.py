@@ -1,5 +1,5 @@
-"""The sessions path (docs/sessions.md): your own OpenCode, Claude Code and Codex sessions, ship
-credit from git, and the sessions pool of the weekly report.
+"""The sessions path (docs/sessions.md "In the product"): your own OpenCode, Claude Code and Codex
+sessions, ship credit from git, and the sessions pool of the weekly report.
 
 The assets join the existing groups, so the jobs pick them up: ``session_records`` and
 ``git_commits`` in ``ingest`` (incremental snapshots), ``session_cycles`` in ``transform``,
