@@ -55,7 +55,9 @@ def _stores(root: Path, env: dict[str, str]) -> dict:
     F.write_jsonl(projects / "-w-shop" / f"{F.CC_SESSION}.jsonl", F.section_5_2())
     F.write_jsonl(projects / "-w-api" / "other.jsonl", [F.cc_user("x1", F.T0, "hello", session="other")])
     # a file with a malformed line: read once, its warning must survive the runs that skip it
-    F.write_jsonl(projects / "-w-api" / "broken.jsonl", [F.cc_user("b1", F.T0, "yo", session="b")], tail=b"{no")
+    F.write_jsonl(
+        projects / "-w-api" / "broken.jsonl", [F.cc_user("b1", F.T0, "yo", session="b")], tail=b"{no"
+    )
     codex = root / "codex" / "sessions"
     F.write_jsonl(codex / F.CX_FILE, F.section_5_3())
     repo = F.init_repo(root / "dev" / "shop", env)
