@@ -29,6 +29,7 @@ from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warning
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
+from scorecard_assets.sessions.warnings import SESSION_WARNING_CODES
 from scorecard_assets.storage.location import as_location
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.resources import local_resources
@@ -134,7 +135,11 @@ def test_one_warning_check_executes_alone_over_the_stored_asset(fleet_env: dict,
 def test_every_warning_code_fires_on_the_sample_fleet(fleet_env: dict) -> None:
     fired = {(w.code, w.asset) for w in lineage_warnings(_load(fleet_env, "cycles"))}
     codes = {code for code, _ in fired}
-    assert codes == set(WARNING_CODES), f"never fired: {sorted(set(WARNING_CODES) - codes)}"
+    # the session sample is one clean developer: its own situations are in the sessions tests
+    fleet_codes = set(WARNING_CODES) - set(SESSION_WARNING_CODES)
+    assert codes == fleet_codes, f"never fired: {sorted(fleet_codes - codes)}"
+    sessions = {w.code for name in SESSION_INPUTS for w in _load(fleet_env, name).warnings}
+    assert {"session_cost_estimated", "git_unknown_identity", "session_cycles_pending"} <= sessions
 
 
 def test_check_results_carry_counts_and_examples(fleet_env: dict) -> None:
@@ -225,6 +230,7 @@ def test_partition_window_bounds_in_both_modes(tmp_path: Path, mode: str) -> Non
         {**h, "dossier_home": str(DEFAULT_CONFIG_PATH.parent / h["dossier_home"])} for h in data["hosts"]
     ]
     data["cycles_import"] = [str(DEFAULT_CONFIG_PATH.parent / p) for p in data.get("cycles_import", [])]
+    data.pop("sessions", None)  # not what this test is about
     cfg_path = tmp_path / "scorecard.yaml"
     cfg_path.write_text(yaml.safe_dump(data))
     res = ScorecardResource(config_path=str(cfg_path), state_dir=str(tmp_path / "state"))
@@ -297,9 +303,11 @@ def _ensure_latest(fleet_env: dict) -> dict[str, bytes]:
     return files
 
 
+SESSION_INPUTS = ["session_records", "git_commits", "session_cycles"]
 REPORT_DEFS = [
     dg.AssetSpec("run_table"),
     dg.AssetSpec("cycles"),
+    *[dg.AssetSpec(name) for name in SESSION_INPUTS],
     *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
     window_not_silently_empty,
 ]
@@ -328,7 +336,8 @@ def _report_over(
 
 def _static_io(fleet_env: dict, run_table: TableResult) -> _StaticIO:
     folder = Path(tempfile.mkdtemp(dir=fleet_env["root"]))
-    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")}, folder)
+    sessions = {name: _load(fleet_env, name) for name in SESSION_INPUTS}
+    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles"), **sessions}, folder)
 
 
 def _report_on(
@@ -394,7 +403,9 @@ def test_the_report_alone_rereads_what_is_published_when_it_runs(fleet_env: dict
     key = "2026-03-09"  # window end 2026-03-15: a past week no other test publishes
     report_dir = fleet_env["out"] / window_for_partition(key, days=30, mode="runs").window_end_date
     try:
-        stored = _report_over(fleet_env, io, key, selection=["model_scorecard", "pairing_scores"])
+        stored = _report_over(
+            fleet_env, io, key, selection=["model_scorecard", "pairing_scores", "session_pairing_scores"]
+        )
         assert stored.success
         (guard,) = stored.get_asset_check_evaluations()
         assert guard.passed and guard.metadata["published_issue_rows"].value == -1
@@ -550,7 +561,7 @@ def _comparable(store: Path, window_end: str) -> dict[str, object]:
 
     sidecar = json.loads(text("model-scorecard.json"))
     sidecar.pop("generatedAt")
-    for origin in ("fleet", "imported"):
+    for origin in ("fleet", "imported", "sessions"):
         ((sidecar.get("pairings") or {}).get(origin) or {}).get("meta", {}).pop("generated", None)
     return {
         "sidecar": sidecar,
