@@ -154,7 +154,13 @@ def git_commits(
         frame=read.commits,
         warnings=read.warnings,
         sources=sources,
-        extra={"repos": repos_to_records(read.repos), "seeds": sorted(read.seeds), "counters": read.counters},
+        extra={
+            "repos": repos_to_records(read.repos),
+            "seeds": sorted(read.seeds),
+            # the recorded folders as this run found them (git_streams restored here), for session_cycles
+            "path_map": {k: str(v) for k, v in eff.path_map.items()},
+            "counters": read.counters,
+        },
     )
     counts = {f"repos_{k}": v for k, v in read.counters.items() if isinstance(v, int)}
     return table_output(result, COMMITS_PREVIEW, counts)
@@ -171,13 +177,13 @@ def session_cycles(
     commits = restore_frame(git_commits.frame, GIT_COMMITS)
     if not cfg.sessions.enabled:
         return _disabled(cycle_frame([]), CYCLES_PREVIEW)
-    eff = _effective(scorecard, cfg)
+    eff = cfg.sessions.for_host()
     res = pipeline.session_cycles(
         facts,
         commits,
         repos_from_records(git_commits.extra.get("repos")),
         seeds=set(git_commits.extra.get("seeds") or []),
-        path_map=eff.path_map,
+        path_map=dict(git_commits.extra.get("path_map") or eff.path_map),
         now_ms=int(snapshot_time(cfg).timestamp() * 1000),
         pending_days=eff.pending_days,
     )
