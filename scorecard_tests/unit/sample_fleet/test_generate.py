@@ -32,6 +32,7 @@ from scorecard_assets.config import DEFAULT_ROUTING_PREFIXES, load_config
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.sample_fleet.generate import FleetExistsError, generate_fleet, main
+from scorecard_assets.sessions.warnings import SESSION_WARNING_CODES
 from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
@@ -1281,7 +1282,13 @@ SAMPLE_ONLY_PAIRS = {
     ("out_of_range_value", "agent_log_usage"),
     *(("unreadable_file", asset) for asset in WARNING_CODES["unreadable_file"].assets),
 }
-ALL_PAIRS = sorted((code, asset) for code, spec in WARNING_CODES.items() for asset in spec.assets)
+# The fleet's codes; the session sample is one clean developer (its codes: scorecard_tests/unit/sessions).
+ALL_PAIRS = sorted(
+    (code, asset)
+    for code, spec in WARNING_CODES.items()
+    if code not in SESSION_WARNING_CODES
+    for asset in spec.assets
+)
 
 
 def read_everything(root: Path) -> list[DataWarning]:
