@@ -52,9 +52,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def _export(args: argparse.Namespace) -> int:
     from scorecard_assets.config import ConfigError, load_config
-    from scorecard_assets.defs.transform.assets import snapshot_time
     from scorecard_assets.sessions.export import PrivacyError, load_install, preview_text, write_export
-    from scorecard_assets.sessions.wiring import export_from_config
+    from scorecard_assets.sessions.wiring import export_from_config, snapshot_ms
     from scorecard_assets.storage.settings import state_dir
 
     cfg = load_config(args.config)
@@ -71,7 +70,7 @@ def _export(args: argparse.Namespace) -> int:
             work_dir=work,
             install=install,
             model_prices=cfg.models.prices,
-            now_ms=int(snapshot_time(cfg).timestamp() * 1000),
+            now_ms=snapshot_ms(cfg.as_of),
         )
     except PrivacyError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 Pure (no Dagster):
 
+- :func:`snapshot_ms`: "now" for ship states (the end of the config's ``as_of`` day);
 - :func:`effective_config`: the ``sessions:`` section for this host, with git histories shipped as
   fast-import streams restored under a local working folder (the bundled sample);
 - :func:`restore_frame`: a facts or commits frame read back from Parquet with its tuple columns
@@ -19,6 +20,7 @@ Pure (no Dagster):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,16 @@ STORE_SOURCE = {
     "claude-code": "sessions: claude code",
     "codex": "sessions: codex",
 }
+
+
+def snapshot_ms(as_of: date | None) -> int:
+    """ "Now" for ship states, in ms: the end of the config's ``as_of`` day, else the current time
+    (the fleet's snapshot time, so both pools judge pending cycles at the same moment)."""
+    if as_of is not None:
+        moment = datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC) + timedelta(days=1)
+    else:
+        moment = datetime.now(UTC)
+    return int(moment.timestamp() * 1000)
 
 
 def effective_config(cfg: SessionsConfig, work_dir: Path, *, hostname: str | None = None) -> SessionsConfig:

@@ -25,7 +25,6 @@ from scorecard_assets.defs.partition_values import partition_output
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.report.assets import ONE_RUN_PER_RANGE, _config_dir, _windows, now_iso
 from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
-from scorecard_assets.defs.transform.assets import snapshot_time
 from scorecard_assets.records import DataWarning, TableResult
 from scorecard_assets.scoring.window_warnings import relative_to
 from scorecard_assets.sessions import pipeline
@@ -44,6 +43,7 @@ from scorecard_assets.sessions.wiring import (
     repos_to_records,
     restore_frame,
     score_sessions_window,
+    snapshot_ms,
     store_contributions,
 )
 from scorecard_assets.storage.codec import arrow_to_frame, frame_to_arrow
@@ -184,7 +184,7 @@ def session_cycles(
         repos_from_records(git_commits.extra.get("repos")),
         seeds=set(git_commits.extra.get("seeds") or []),
         path_map=dict(git_commits.extra.get("path_map") or eff.path_map),
-        now_ms=int(snapshot_time(cfg).timestamp() * 1000),
+        now_ms=snapshot_ms(cfg.as_of),
         pending_days=eff.pending_days,
     )
     malformed = session_records.extra.get("malformed") or {}

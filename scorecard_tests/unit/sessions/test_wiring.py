@@ -111,3 +111,12 @@ def test_repositories_survive_json():
     repos = [Repo("/d/shop/.git", "/d/shop", ["/d/shop", "/d/shop-wt"], {"me@x.org"})]
     assert repos_from_records(repos_to_records(repos)) == repos
     assert repos_from_records(None) == [] and repos_from_records([{"key": "k"}]) == []
+
+
+def test_now_for_ship_states_is_the_end_of_the_as_of_day():
+    from datetime import date
+
+    from scorecard_assets.sessions.wiring import snapshot_ms
+
+    assert snapshot_ms(date(2026, 11, 23)) == int(pd.Timestamp("2026-11-24T00:00:00Z").timestamp() * 1000)
+    assert abs(snapshot_ms(None) - pd.Timestamp.now(tz="UTC").timestamp() * 1000) < 60_000
