@@ -19,6 +19,7 @@ Pure (no Dagster):
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -68,7 +69,18 @@ def effective_config(cfg: SessionsConfig, work_dir: Path, *, hostname: str | Non
         return cfg
     from scorecard_assets.sample_fleet._sessions import materialise_sample_git
 
-    dev = materialise_sample_git(streams.folder.parent, work_dir, streams=streams.folder)
+    try:
+        dev = materialise_sample_git(streams.folder.parent, work_dir, streams=streams.folder)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = (
+            exc.stderr.decode(errors="replace").strip()
+            if isinstance(exc, subprocess.CalledProcessError)
+            else exc
+        )
+        raise RuntimeError(
+            f"sessions.git_streams: the streams of {streams.folder} could not be restored under "
+            f"{work_dir} ({detail or exc}); is git installed?"
+        ) from exc
     return cfg.model_copy(
         update={
             "repo_roots": [*cfg.repo_roots, dev] if dev not in cfg.repo_roots else cfg.repo_roots,

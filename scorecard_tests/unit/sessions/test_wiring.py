@@ -120,3 +120,16 @@ def test_now_for_ship_states_is_the_end_of_the_as_of_day():
 
     assert snapshot_ms(date(2026, 11, 23)) == int(pd.Timestamp("2026-11-24T00:00:00Z").timestamp() * 1000)
     assert abs(snapshot_ms(None) - pd.Timestamp.now(tz="UTC").timestamp() * 1000) < 60_000
+
+
+def test_streams_that_cannot_be_restored_stop_with_a_message(tmp_path):
+    import pytest
+
+    from scorecard_assets.sessions.config import GitStreams
+    from scorecard_assets.sessions.wiring import effective_config
+
+    (tmp_path / "git").mkdir()
+    (tmp_path / "git" / "shop.fi").write_text("this is not a fast-import stream\n")
+    cfg = SessionsConfig(git_streams=GitStreams(folder=tmp_path / "git", recorded_root="/home/x/dev"))
+    with pytest.raises(RuntimeError, match=r"sessions\.git_streams: .*could not be restored"):
+        effective_config(cfg, tmp_path / "work", hostname="nohost")
