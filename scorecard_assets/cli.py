@@ -53,6 +53,7 @@ INSTANCE_FILE = "dagster.yaml"
 COMMAND_GROUPS: list[tuple[str, str, str]] = [
     ("github", "scorecard_assets.github.__main__", "sync trails from the GitHub API; export the cache"),
     ("pairings", "scorecard_assets.pairings.__main__", "Pragmatikos tools: verify a published pool.json"),
+    ("sessions", "scorecard_assets.sessions.__main__", "your own session records: export contributed rows"),
 ]
 
 

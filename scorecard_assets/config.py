@@ -16,6 +16,12 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+# ConfigError and PriceConfig live in config_base so that the sessions: section's model
+# (sessions/config.py) can use them without importing this module (no import cycle).
+from scorecard_assets.config_base import PRICE_MAX as PRICE_MAX
+from scorecard_assets.config_base import ConfigError, PriceConfig
+from scorecard_assets.sessions.config import SessionsConfig
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG_PATH = PACKAGE_DIR / "sample_fleet" / "data" / "scorecard.yaml"
 
@@ -43,10 +49,6 @@ def check_repo_name(v: str) -> str:
     if not _REPO_RE.match(v) or any(part in _DOT_SEGMENTS for part in v.split("/")):
         raise ValueError(f"expected owner/name, e.g. acme/api, got {v!r}")
     return v
-
-
-class ConfigError(ValueError):
-    """The configuration file is missing, unreadable or invalid; the message says where and why."""
 
 
 class _Strict(BaseModel):
@@ -97,18 +99,6 @@ class WindowConfig(_Strict):
     mode: Literal["runs", "issues"] = "runs"
 
 
-PRICE_MAX = 10_000.0  # USD per million tokens: far above any real price, and finite
-
-
-class PriceConfig(_Strict):
-    """USD per million tokens, used only to estimate cost where a log has tokens but no cost."""
-
-    input: float = Field(ge=0, le=PRICE_MAX)
-    output: float = Field(ge=0, le=PRICE_MAX)
-    cached_input: float | None = Field(default=None, ge=0, le=PRICE_MAX)
-    cache_write: float | None = Field(default=None, ge=0, le=PRICE_MAX)
-
-
 class ModelsConfig(_Strict):
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
     routing_prefixes: list[str] = Field(default_factory=lambda: list(DEFAULT_ROUTING_PREFIXES))
@@ -140,6 +130,9 @@ class ScorecardConfig(_Strict):
     window: WindowConfig = Field(default_factory=WindowConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     cycles_import: list[Path] = Field(default_factory=list)
+    sessions: SessionsConfig = Field(
+        default_factory=SessionsConfig, description="your own interactive sessions (docs/sessions.md)"
+    )
     output_dir: Path | str = Field(
         default=Path("reports"),
         description="where reports are published: a directory (relative to this file) or an object-store URL",
@@ -237,6 +230,7 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
             ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],
+            "sessions": cfg.sessions.resolved(base),
             "output_dir": _output_dir(out, base, cfg.output_dir),
             "config_path": path,
         }
@@ -283,4 +277,6 @@ def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
     for i, f in enumerate(cfg.cycles_import):
         if not f.is_file():
             missing.append(f"cycles_import[{i}]: {f}")
+    if cfg.sessions.enabled:  # a configured store that does not exist is an error, not an empty result
+        missing.extend(cfg.sessions.for_host().missing_paths())
     return missing

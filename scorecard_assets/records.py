@@ -188,3 +188,10 @@ def forward_lineage(result: TableResult, *inputs: TableResult) -> TableResult:
 def warning_line(w: DataWarning) -> str:
     """The one-line form used in the report and the sidecar's ``warnings`` list."""
     return w.message + (f" (×{w.count})" if w.count > 1 else "")
+
+
+# The sessions path's codes live with it (sessions/warnings.py); registered here, after everything
+# above is defined, so either module can be imported first.
+from scorecard_assets.sessions.warnings import SESSION_WARNING_CODES  # noqa: E402
+
+WARNING_CODES.update(SESSION_WARNING_CODES)

@@ -29,6 +29,7 @@ from scorecard_assets.schemas import (
     TRAIL_RUNS,
     Contract,
 )
+from scorecard_assets.sessions.schema import GIT_COMMITS, SESSION_CYCLES, SESSION_FACTS
 
 # Who answers for the assets (Dagster owners: a team or an e-mail address). Change it for your team.
 OWNERS: tuple[str, ...] = ("team:scorecard",)
@@ -45,6 +46,10 @@ CODE_VERSIONS: dict[str, str] = {
     "model_scorecard": "1",
     "pairing_scores": "1",
     "scorecard_report": "1",
+    "session_records": "1",
+    "git_commits": "1",
+    "session_cycles": "1",
+    "session_pairing_scores": "1",
 }
 
 # Where each ingest asset's rows come from (the `source` tag).
@@ -53,6 +58,8 @@ SOURCES: dict[str, str] = {
     "run_telemetry": "runs-jsonl",
     "dispatch_events": "scheduler-journal",
     "agent_log_usage": "agent-logs",
+    "session_records": "session-stores",
+    "git_commits": "git",
 }
 
 # The frame contract of each table-shaped asset (the others hold JSON documents).
@@ -64,6 +71,9 @@ CONTRACTS: dict[str, Contract] = {
     "trail_runs": TRAIL_RUNS,
     "run_table": RUN_TABLE,
     "cycles": CYCLES,
+    "session_records": SESSION_FACTS,
+    "git_commits": GIT_COMMITS,
+    "session_cycles": SESSION_CYCLES,
 }
 
 # How a contract kind reads in the UI, and whether the kind admits missing values.

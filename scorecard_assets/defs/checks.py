@@ -29,6 +29,9 @@ WARNING_CHECK_ASSETS: tuple[str, ...] = (
     "trail_runs",
     "run_table",
     "cycles",
+    "session_records",
+    "git_commits",
+    "session_cycles",
 )
 
 

@@ -35,6 +35,7 @@ from scorecard_assets.report.formatters import (
     js_to_fixed,
     text_cell,
 )
+from scorecard_assets.report.sessions import sessions_part
 from scorecard_assets.sanitize import safe_warning, scrub
 
 Row = dict[str, Any]
@@ -483,6 +484,8 @@ def _pairings_section(sidecar: dict) -> list[str]:
     imported = pairings.get("imported")
     if isinstance(imported, dict):
         lines += ["", "### Imported cycles", "", *_pool_block(imported)]
+    if "sessions" in pairings:  # your own sessions, when the config's sessions: section is on
+        lines += ["", *sessions_part(pairings["sessions"], _pool_block)]
     return lines
 
 

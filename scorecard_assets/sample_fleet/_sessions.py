@@ -889,19 +889,21 @@ def _git(args: list[str], cwd: Path, stdin: bytes | None = None) -> None:
     subprocess.run(["git", *args], cwd=cwd, input=stdin, env=env, check=True, capture_output=True)
 
 
-def materialise_sample_git(sample_dir: Path, state_dir: Path) -> Path:
-    """Real repositories from the sample's streams under ``state_dir/sessions-sample/dev`` (skipped
-    when already built from the same streams); returns that ``dev`` folder."""
+def materialise_sample_git(sample_dir: Path, state_dir: Path, *, streams: Path | None = None) -> Path:
+    """Real repositories from the sample's streams (``streams``, default ``sample_dir/git``) under
+    ``state_dir/sessions-sample/dev`` (skipped when already built from the same streams); returns
+    that ``dev`` folder."""
     dev = state_dir / "sessions-sample" / "dev"
-    streams = sorted((sample_dir / "git").glob("*.fi"))
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in streams)).hexdigest()
+    streams_dir = streams if streams is not None else sample_dir / "git"
+    stream_files = sorted(streams_dir.glob("*.fi"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in stream_files)).hexdigest()
     marker = dev / MARKER
     if marker.is_file() and json.loads(marker.read_text()).get("streams") == digest:
         return dev
     if dev.exists():
         shutil.rmtree(dev)
     dev.mkdir(parents=True)
-    for stream in streams:
+    for stream in stream_files:
         repo = dev / stream.stem
         repo.mkdir()
         _git(["init", "-q", "-b", "main"], repo)
@@ -929,3 +931,41 @@ def sample_sessions_config(sample_dir: Path, dev: Path) -> Any:
         identities=[YOU[1]],
         path_map={RECORDED_ROOT: dev},
     )
+
+
+SAMPLE_FOLDER = "sessions"
+
+
+def sessions_config_yaml(folder: str = SAMPLE_FOLDER) -> str:
+    """The ``sessions:`` section of the bundled sample's ``scorecard.yaml`` (paths relative to it)."""
+    lines = [
+        "# One developer's own sessions (docs/sessions.md); the git history is restored at run time.",
+        "sessions:",
+        "  enabled: true",
+        "  opencode:",
+        f"    - {folder}/opencode/opencode.db",
+        "  claude_code:",
+        f"    - {folder}/claude/projects",
+        "  codex:",
+        f"    - {folder}/codex/sessions",
+        "  repo_roots: []",
+        "  identities:",
+        f'    - "{YOU[1]}"',
+        "  git_streams:",
+        f"    folder: {folder}/git",
+        f'    recorded_root: "{RECORDED_ROOT}"',
+        "  prices:",
+    ]
+    for model, price in SAMPLE_PRICES.items():
+        lines.append(f'    "{model}":')
+        lines += [f"      {k}: {v}" for k, v in price.items()]
+    return "\n".join(lines) + "\n"
+
+
+def render_session_sample(root: Path, files: list[str], *, seed: int = 11) -> None:
+    """The generator's hook: the session stores and git streams under ``root/sessions``, their
+    relative paths appended to ``files``, and the ``sessions:`` section appended to the config."""
+    layout = write_session_sample(root / SAMPLE_FOLDER, seed=seed)
+    files += sorted(p.relative_to(root).as_posix() for p in layout.root.rglob("*") if p.is_file())
+    with (root / "scorecard.yaml").open("a", encoding="utf-8") as fh:
+        fh.write(sessions_config_yaml())

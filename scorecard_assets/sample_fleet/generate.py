@@ -52,6 +52,7 @@ from scorecard_assets.sample_fleet._github import render_github
 from scorecard_assets.sample_fleet._model import Dispatch
 from scorecard_assets.sample_fleet._planner import Planner
 from scorecard_assets.sample_fleet._render import Written, render_gate_logs, render_hosts
+from scorecard_assets.sample_fleet._sessions import render_session_sample
 
 MARKER_FILE = "fleet.json"
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -154,6 +155,8 @@ def generate_fleet(out: Path, size: str = "sample", profile: str = "sample", see
         render_extra_exports(work, written)
         render_extra_hosts(work, written)
         render_unsupported_cycle_file(work, written)
+    if size == "sample" and profile == "sample":  # one developer's own sessions (docs/sessions.md)
+        render_session_sample(work, written.files)
     summary = FleetSummary(
         out=str(out),
         size=size,

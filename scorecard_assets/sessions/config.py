@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from scorecard_assets.config import ConfigError, PriceConfig
+from scorecard_assets.config_base import ConfigError, PriceConfig
 
 StoreKind = Literal["opencode", "claude-code", "codex"]
 
@@ -34,6 +34,22 @@ class StorePaths(_Strict):
     claude_code: list[Path] | None = Field(default=None, description="Claude Code 'projects' folders")
     codex: list[Path] | None = Field(default=None, description="Codex 'sessions' folders")
     repo_roots: list[Path] | None = Field(default=None, description="folders whose git repos decide ships")
+
+
+class GitStreams(_Strict):
+    """Git histories shipped as ``git fast-import`` streams (``<repo>.fi``): restored as real
+    repositories under the local working folder at run time, added to the repo roots, and
+    ``recorded_root`` (the folder the stores recorded) mapped onto them (the bundled sample)."""
+
+    folder: Path = Field(description="folder holding the <repo>.fi streams")
+    recorded_root: str = Field(description="absolute folder prefix the session stores recorded")
+
+    @field_validator("recorded_root")
+    @classmethod
+    def _absolute(cls, v: str) -> str:
+        if not v.startswith("/"):
+            raise ValueError(f"recorded_root {v!r} must be an absolute path")
+        return v.rstrip("/") or "/"
 
 
 class SessionsConfig(_Strict):
@@ -53,6 +69,9 @@ class SessionsConfig(_Strict):
     git_since: date | None = Field(default=None, description="ignore commits authored before this day")
     scan_depth: int = Field(default=4, ge=0, le=12, description="folder levels searched for repos")
     hosts: dict[str, StorePaths] = Field(default_factory=dict, description="overrides by host name")
+    git_streams: GitStreams | None = Field(
+        default=None, description="git histories as fast-import streams, restored at run time"
+    )
 
     @field_validator("identities")
     @classmethod
@@ -96,6 +115,9 @@ class SessionsConfig(_Strict):
                 "codex": fix_all(self.codex),
                 "repo_roots": [fix(p) for p in self.repo_roots],
                 "path_map": {k: fix(v) for k, v in self.path_map.items()},
+                "git_streams": None
+                if self.git_streams is None
+                else self.git_streams.model_copy(update={"folder": fix(self.git_streams.folder)}),
                 "hosts": {
                     name: h.model_copy(
                         update={
@@ -123,6 +145,8 @@ class SessionsConfig(_Strict):
                 if not ok:
                     what = "folder" if want_dir else "file"
                     missing.append(f"sessions.{key}[{i}]: {p} (no such {what})")
+        if self.git_streams is not None and not self.git_streams.folder.is_dir():
+            missing.append(f"sessions.git_streams.folder: {self.git_streams.folder} (no such folder)")
         return missing
 
 

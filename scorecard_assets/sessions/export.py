@@ -80,6 +80,9 @@ KEY: Final = re.compile(r"^[0-9a-f]{16}$")
 SUBSTRING_MIN: Final = 8
 GENERIC_PARTS: Final = frozenset(
     {"home", "users", "src", "dev", "tmp", "var", "lib", "test", "tests", "app", "w"}
+    # the stores' own folder names: they say which tool, never whose data
+    | {".local", "share", "opencode", ".claude", "claude", "projects", ".codex", "codex", "sessions"}
+    | {"archived_sessions", "subagents"}
 )
 
 
@@ -234,11 +237,8 @@ def check_payload(export: Export, private: set[str] | frozenset[str]) -> None:
         raise PrivacyError("field harness holds a value outside the harness names")
     # The harness names are our constants, never data: left out of the search for private strings.
     scanned = [row[:harness] + row[harness + 1 :] for row in payload["rows"]]
-    text = (
-        orjson.dumps([payload["schema"], payload["extractor"], payload["generated"], scanned])
-        .decode()
-        .lower()
-    )
+    # The schema and extractor are our constants too; the rows and the time stamp are searched.
+    text = orjson.dumps([payload["generated"], scanned]).decode().lower()
     for token in private:
         if len(token) >= SUBSTRING_MIN and token.lower() in text:
             raise PrivacyError("a private string reached the payload; nothing was written")

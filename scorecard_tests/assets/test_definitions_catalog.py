@@ -75,7 +75,7 @@ def test_writers_of_shared_state_run_in_pools() -> None:
 
 
 def test_report_assets_backfill_a_range_in_one_run() -> None:
-    for name in ("model_scorecard", "pairing_scores", "scorecard_report"):
+    for name in ("model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"):
         policy = _assets_def(name).backfill_policy
         assert policy == dg.BackfillPolicy.single_run(), name
 
@@ -106,11 +106,13 @@ def test_the_partition_start_is_a_constant_no_environment_moves() -> None:
     assert out.stdout.strip() == PARTITIONS_START == "2026-01-05"
 
 
-@pytest.mark.parametrize("name", ["model_scorecard", "pairing_scores", "scorecard_report"])
+@pytest.mark.parametrize(
+    "name", ["model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"]
+)
 def test_report_assets_take_their_range_values_as_dicts(name: str) -> None:
     """Dagster hands a range's upstream values over as one dict; the report assets' annotations must
     not claim a single dict type (Dagster type-checks inputs and outputs)."""
     op = _assets_def(name).op
     for inp in op.input_defs:
-        if inp.name in {"model_scorecard", "pairing_scores"}:
+        if inp.name in {"model_scorecard", "pairing_scores", "session_pairing_scores"}:
             assert inp.dagster_type.display_name == "Any"

@@ -31,6 +31,7 @@ from scorecard_assets.sample_fleet.generate import generate_fleet
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
+from scorecard_assets.sessions.warnings import SESSION_WARNING_CODES
 from scorecard_assets.storage.location import as_location
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.resources import local_resources
@@ -39,8 +40,8 @@ ALL_ASSETS = list(defs.assets or [])
 ALL_CHECKS = list(defs.asset_checks or [])
 ALL_DEFS = [*ALL_ASSETS, *ALL_CHECKS]
 WINDOW_DIR = re.compile(r"\d{4}-\d{2}-\d{2}")
-WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 33
-REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
+WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 43
+REPORT = ["model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
 
@@ -51,6 +52,12 @@ def sample_config_copy(folder: Path, source: Path = DEFAULT_CONFIG_PATH, **overr
     data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
     data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
     data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
+    sessions = data.get("sessions") or {}
+    for key in ("opencode", "claude_code", "codex"):
+        if sessions.get(key):
+            sessions[key] = [str(base / p) for p in sessions[key]]
+    if sessions.get("git_streams"):
+        sessions["git_streams"]["folder"] = str(base / sessions["git_streams"]["folder"])
     data.update(overrides)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "scorecard.yaml"
@@ -104,7 +111,7 @@ def test_ingest_and_transform_succeed_with_every_check_warn_not_error(fleet_env:
     assert result.success
     evals = result.get_asset_check_evaluations()
     assert evals, "the warning checks must run with their assets"
-    assert len(evals) == WARNING_CHECK_COUNT == 33, "every warning check of the selected assets ran once"
+    assert len(evals) == WARNING_CHECK_COUNT == 43, "every warning check of the selected assets ran once"
     assert all(e.severity == dg.AssetCheckSeverity.WARN for e in evals)
     failed = {(e.asset_key.to_user_string(), e.check_name) for e in evals if not e.passed}
     assert ("trail_runs", "unusable_at") in failed
@@ -139,7 +146,11 @@ def test_one_warning_check_executes_alone_over_the_stored_asset(fleet_env: dict,
 def test_every_warning_code_fires_on_the_stress_fleet(fleet_env: dict) -> None:
     fired = {(w.code, w.asset) for w in lineage_warnings(_load(fleet_env, "cycles"))}
     codes = {code for code, _ in fired}
-    assert codes == set(WARNING_CODES), f"never fired: {sorted(set(WARNING_CODES) - codes)}"
+    # the session sample is one clean developer: its own situations are in the sessions tests
+    fleet_codes = set(WARNING_CODES) - set(SESSION_WARNING_CODES)
+    assert codes == fleet_codes, f"never fired: {sorted(fleet_codes - codes)}"
+    sessions = {w.code for name in SESSION_INPUTS for w in _load(fleet_env, name).warnings}
+    assert {"session_cost_estimated", "git_unknown_identity", "session_cycles_pending"} <= sessions
 
 
 def test_check_results_carry_counts_and_examples(fleet_env: dict) -> None:
@@ -230,6 +241,7 @@ def test_partition_window_bounds_in_both_modes(tmp_path: Path, mode: str) -> Non
         {**h, "dossier_home": str(DEFAULT_CONFIG_PATH.parent / h["dossier_home"])} for h in data["hosts"]
     ]
     data["cycles_import"] = [str(DEFAULT_CONFIG_PATH.parent / p) for p in data.get("cycles_import", [])]
+    data.pop("sessions", None)  # not what this test is about
     cfg_path = tmp_path / "scorecard.yaml"
     cfg_path.write_text(yaml.safe_dump(data))
     res = ScorecardResource(config_path=str(cfg_path), state_dir=str(tmp_path / "state"))
@@ -302,9 +314,11 @@ def _ensure_latest(fleet_env: dict) -> dict[str, bytes]:
     return files
 
 
+SESSION_INPUTS = ["session_records", "git_commits", "session_cycles"]
 REPORT_DEFS = [
     dg.AssetSpec("run_table"),
     dg.AssetSpec("cycles"),
+    *[dg.AssetSpec(name) for name in SESSION_INPUTS],
     *[a for a in ALL_ASSETS if a.key.path[0] in REPORT],
     window_not_silently_empty,
 ]
@@ -336,7 +350,8 @@ def _report_over(
 
 def _static_io(fleet_env: dict, run_table: TableResult) -> _StaticIO:
     folder = Path(tempfile.mkdtemp(dir=fleet_env["root"]))
-    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles")}, folder)
+    sessions = {name: _load(fleet_env, name) for name in SESSION_INPUTS}
+    return _StaticIO({"run_table": run_table, "cycles": _load(fleet_env, "cycles"), **sessions}, folder)
 
 
 def _report_on(
@@ -402,7 +417,9 @@ def test_the_report_alone_rereads_what_is_published_when_it_runs(fleet_env: dict
     key = "2026-03-09"  # window end 2026-03-15: a past week no other test publishes
     report_dir = fleet_env["out"] / window_for_partition(key, days=30, mode="runs").window_end_date
     try:
-        stored = _report_over(fleet_env, io, key, selection=["model_scorecard", "pairing_scores"])
+        stored = _report_over(
+            fleet_env, io, key, selection=["model_scorecard", "pairing_scores", "session_pairing_scores"]
+        )
         assert stored.success
         (guard,) = stored.get_asset_check_evaluations()
         assert guard.passed and guard.metadata["published_issue_rows"].value == -1
@@ -558,7 +575,7 @@ def _comparable(store: Path, window_end: str) -> dict[str, object]:
 
     sidecar = json.loads(text("model-scorecard.json"))
     sidecar.pop("generatedAt")
-    for origin in ("fleet", "imported"):
+    for origin in ("fleet", "imported", "sessions"):
         ((sidecar.get("pairings") or {}).get(origin) or {}).get("meta", {}).pop("generated", None)
     return {
         "sidecar": sidecar,

@@ -140,6 +140,8 @@ def test_a_week_past_as_of_is_never_the_default(monkeypatch: pytest.MonkeyPatch,
         ["github", "export"],
         ["pairings"],
         ["pairings", "verify"],
+        ["sessions"],
+        ["sessions", "export"],
     ],
     ids=lambda a: " ".join(a) or "scorecard",
 )
@@ -163,8 +165,9 @@ def test_every_registered_group_is_a_command(capsys: pytest.CaptureFixture[str])
 def test_python_m_forms_are_aliases_of_the_groups(capsys: pytest.CaptureFixture[str]) -> None:
     from scorecard_assets.github.__main__ import main as github_main
     from scorecard_assets.pairings.__main__ import main as pairings_main
+    from scorecard_assets.sessions.__main__ import main as sessions_main
 
-    for alias, group in ((github_main, "github"), (pairings_main, "pairings")):
+    for alias, group in ((github_main, "github"), (pairings_main, "pairings"), (sessions_main, "sessions")):
         with pytest.raises(SystemExit) as stop:
             alias(["--help"])
         assert stop.value.code == 0

@@ -229,6 +229,7 @@ def scorecard_report(
     reports: ReportStoreResource,
     model_scorecard: Any,
     pairing_scores: Any,
+    session_pairing_scores: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
@@ -239,11 +240,12 @@ def scorecard_report(
     store = reports.store(cfg)
     scorecards = values_by_partition(keys, model_scorecard)
     pairings = values_by_partition(keys, pairing_scores)
+    sessions = values_by_partition(keys, session_pairing_scores)
     # every week of the range is checked before the first file is written
     for key in keys:
         _refuse_a_silently_empty_window(scorecards[key], store)
     for key in keys:
-        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key])
+        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key], sessions[key])
         context.add_asset_metadata(meta, partition_key=key)
     return dg.MaterializeResult()
 
@@ -255,18 +257,25 @@ def _publish_week(
     key: str,
     model_scorecard: dict[str, Any],
     pairing_scores: dict[str, Any],
+    session_pairing_scores: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Render and publish one week's report; its materialization metadata."""
+    sessions = session_pairing_scores or {}
+    pairings = {"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")}
+    if sessions.get("enabled"):  # the sessions pool (docs/sessions.md), only when sessions: is on
+        pairings["sessions"] = sessions.get("pool")
     sidecar = assemble_sidecar(
         model_scorecard,
-        pairings={"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")},
+        pairings=pairings,
         warnings=[
             *_records(DataWarning, model_scorecard.get("warningRecords")),
             *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
+            *_records(DataWarning, sessions.get("warnings")),
         ],
         sources=[
             *_records(SourceStat, model_scorecard.get("sources")),
             *_records(SourceStat, pairing_scores.get("sources")),
+            *_records(SourceStat, sessions.get("sources")),
         ],
     )
     regenerate = f"make week WEEK={key}"

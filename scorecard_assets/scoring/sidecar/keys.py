@@ -88,6 +88,9 @@ TOTAL_OPTIONAL_TAIL: tuple[str, ...] = ("deliveryRateDelta", "deliveryRateBaseli
 PHASE_KEYS: tuple[str, ...] = ("phase", "n", "medianSeconds")
 DROP_KEYS: tuple[str, ...] = ("model", "previousRate", "currentRate", "n")
 
+# The pools of ``pairings``, in order: fleet and imported always, sessions when the config's sessions:
+# section is on (docs/sessions.md).
+PAIRING_POOLS: tuple[str, ...] = ("fleet", "imported", "sessions")
 # A pool-shaped result (docs/pairings.md "The pool file"): {meta, views: {view: {groups, pool, span}}}.
 POOL_KEYS: tuple[str, ...] = ("meta", "views")
 VIEW_KEYS: tuple[str, ...] = ("groups", "pool", "span")

@@ -49,6 +49,7 @@ from scorecard_assets.scoring.sidecar.keys import (
     LATER_ROLLUP_KEYS,
     OUR_GROUP_KEYS,
     OUR_ROLLUP_KEYS,
+    PAIRING_POOLS,
     PHASE_KEYS,
     POOL_KEYS,
     REFERENCE_KEYS,
@@ -267,6 +268,8 @@ class PoolResult(_Strict):
 class Pairings(_Strict):
     fleet: PoolResult | None
     imported: PoolResult | None
+    # your own sessions (docs/sessions.md); absent when the config's sessions: section is off
+    sessions: PoolResult | None = None
 
 
 class ReferenceSidecar(_Strict):
@@ -388,8 +391,8 @@ def _our_sections_order(d: dict) -> list[str]:
         problems += _order_problems(f"warningRecords[{i}]", row, warning_keys, warning_keys)
     pairings = d.get("pairings")
     if isinstance(pairings, dict):
-        problems += _order_problems("pairings", pairings, ("fleet", "imported"), ("fleet", "imported"))
-        for origin in ("fleet", "imported"):
+        problems += _order_problems("pairings", pairings, PAIRING_POOLS, ("fleet", "imported"))
+        for origin in PAIRING_POOLS:
             if isinstance(pairings.get(origin), dict):
                 problems += _pool_order(f"pairings.{origin}", pairings[origin])
     return problems
