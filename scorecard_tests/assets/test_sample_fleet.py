@@ -35,6 +35,7 @@ from scorecard_assets.sessions.warnings import SESSION_WARNING_CODES
 from scorecard_assets.storage.location import as_location
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.resources import local_resources
+from scorecard_tests.factories.sample_config import sample_config_copy
 
 ALL_ASSETS = list(defs.assets or [])
 ALL_CHECKS = list(defs.asset_checks or [])
@@ -43,26 +44,6 @@ WINDOW_DIR = re.compile(r"\d{4}-\d{2}-\d{2}")
 WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 43
 REPORT = ["model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
-
-
-def sample_config_copy(folder: Path, source: Path = DEFAULT_CONFIG_PATH, **overrides: object) -> Path:
-    """A fleet's config (default: the bundled sample's) with absolute input paths and ``overrides``."""
-    base = source.parent
-    data = yaml.safe_load(source.read_text())
-    data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
-    data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
-    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
-    sessions = data.get("sessions") or {}
-    for key in ("opencode", "claude_code", "codex"):
-        if sessions.get(key):
-            sessions[key] = [str(base / p) for p in sessions[key]]
-    if sessions.get("git_streams"):
-        sessions["git_streams"]["folder"] = str(base / sessions["git_streams"]["folder"])
-    data.update(overrides)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "scorecard.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 @pytest.fixture(scope="session")

@@ -11,13 +11,12 @@ from collections.abc import Iterator
 
 import dagster as dg
 import pytest
-import yaml
 
 from scorecard_assets import cli
-from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.definitions import defs
 from scorecard_assets.scoring.windows import window_for_partition
 from scorecard_tests.factories.resources import local_resources
+from scorecard_tests.factories.sample_config import sample_config_copy
 
 ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
 LATEST = "2026-11-16"
@@ -40,14 +39,7 @@ HOSTILE = re.compile(r"evil\.example|rm -rf|free credits|\x1b|\u202e|curl |<<<<<
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("bundled-sample")
-    base = DEFAULT_CONFIG_PATH.parent
-    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
-    data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
-    data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
-    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
-    data["output_dir"] = str(root / "reports")
-    config = root / "scorecard.yaml"
-    config.write_text(yaml.safe_dump(data))
+    config = sample_config_copy(root, output_dir=str(root / "reports"))
     resources = local_resources(root, config)
     with dg.instance_for_test(temp_dir=str(root)) as instance:
         result = dg.materialize(ALL_DEFS, instance=instance, resources=resources, partition_key=LATEST)

@@ -17,10 +17,12 @@ sample only the few believable warnings fire.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import re
+import sqlite3
 import tarfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -412,13 +414,30 @@ def test_the_stress_config_lists_the_inputs_that_hold_nothing(sample: Fleet) -> 
 HOSTILE_MARKS = ("evil.example", "rm -rf", "\x1b", "\u202e", "curl ", "free credits", "<<<<<<<")
 
 
+def _text_of(path: Path) -> str:
+    """A file's text; for an SQLite store (the OpenCode DB) the text of every cell, not its pages' bytes."""
+    if path.suffix != ".db":
+        return path.read_text(encoding="utf-8", errors="replace")
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        cells = [
+            str(value)
+            for table in tables
+            for row in db.execute(f'SELECT * FROM "{table}"')
+            for value in row
+            if isinstance(value, str)
+        ]
+    assert cells, f"{path}: no text read from the store"
+    return "\n".join(cells)
+
+
 def test_the_bundled_sample_holds_no_hostile_string() -> None:
     found = {
         mark: p.relative_to(DATA).as_posix()
         for p in sorted(DATA.rglob("*"))
         if p.is_file()
         for mark in HOSTILE_MARKS
-        if mark in p.read_text(encoding="utf-8", errors="replace")
+        if mark in _text_of(p)
     }
     assert found == {}
 
