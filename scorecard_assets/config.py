@@ -16,6 +16,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from scorecard_assets.decisions.config import DecisionsConfig
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG_PATH = PACKAGE_DIR / "sample_fleet" / "data" / "scorecard.yaml"
 
@@ -140,6 +142,10 @@ class ScorecardConfig(_Strict):
     window: WindowConfig = Field(default_factory=WindowConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     cycles_import: list[Path] = Field(default_factory=list)
+    decisions: DecisionsConfig = Field(
+        default_factory=DecisionsConfig,
+        description="routing advice, change alerts, adjusted effects (docs/decisions.md)",
+    )
     output_dir: Path | str = Field(
         default=Path("reports"),
         description="where reports are published: a directory (relative to this file) or an object-store URL",

@@ -44,7 +44,11 @@ CODE_VERSIONS: dict[str, str] = {
     "cycles": "1",
     "model_scorecard": "1",
     "pairing_scores": "1",
-    "scorecard_report": "1",
+    "routing_advice": "1",
+    "change_alerts": "1",
+    "adjusted_effects": "1",
+    "pairing_comparison": "1",
+    "scorecard_report": "2",
 }
 
 # Where each ingest asset's rows come from (the `source` tag).

@@ -13,9 +13,10 @@ Pure module: no Dagster.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from scorecard_assets.report.formatters import (
@@ -29,10 +30,11 @@ from scorecard_assets.report.formatters import (
     text_cell,
 )
 from scorecard_assets.sanitize import cap, scrub
+from scorecard_assets.scoring.sidecar.keys import DECISIONS_KEYS
 
 Row = dict[str, Any]
 
-SIDECAR_KEYS = ("frontier", "routing", "alerts", "adjusted", "pairingComparison")
+SIDECAR_KEYS = DECISIONS_KEYS
 FRONTIER_PNG = "decision-frontier.png"
 TREND_PREFIX = "trend-"
 MAX_TREND_CHARTS = 8
@@ -656,17 +658,34 @@ def _png(fig: Any) -> bytes:
 def decisions_chart_pngs(decisions: Row) -> dict[str, bytes]:
     """PNG bytes by file name: the whole window's frontier (models and pairings), then one trend chart
     per alert (at most ``MAX_TREND_CHARTS``), named ``trend-<n>-<slug>.png``."""
+    return {**frontier_chart_png(decisions), **trend_chart_pngs(decisions)}
+
+
+def frontier_chart_png(decisions: Row) -> dict[str, bytes]:
+    """``{FRONTIER_PNG: bytes}``: the whole window's frontier chart alone (the routing asset's UI)."""
+    with _chart_context():
+        return {FRONTIER_PNG: _png(frontier_figure(decisions))}
+
+
+def trend_chart_pngs(decisions: Row) -> dict[str, bytes]:
+    """One trend chart per alert (at most ``MAX_TREND_CHARTS``), named ``trend-<n>-<slug>.png``."""
+    alerts = decisions.get("alerts") if isinstance(decisions.get("alerts"), dict) else {}
+    found = dict_rows(alerts.get("alerts"))[:MAX_TREND_CHARTS]
+    if not found:
+        return {}
+    with _chart_context():
+        return {trend_file_name(i, a): _png(trend_figure(a)) for i, a in enumerate(found, start=1)}
+
+
+@contextlib.contextmanager
+def _chart_context() -> Iterator[None]:
     import warnings
 
     import matplotlib as mpl
 
     with mpl.rc_context(_RC), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        out = {FRONTIER_PNG: _png(frontier_figure(decisions))}
-        alerts = decisions.get("alerts") if isinstance(decisions.get("alerts"), dict) else {}
-        for i, alert in enumerate(dict_rows(alerts.get("alerts"))[:MAX_TREND_CHARTS], start=1):
-            out[trend_file_name(i, alert)] = _png(trend_figure(alert))
-    return out
+        yield
 
 
 def trend_file_name(index: int, alert: Row) -> str:

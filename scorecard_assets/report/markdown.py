@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scorecard_assets.report.decisions import decisions_markdown
 from scorecard_assets.report.formatters import (
     EM_DASH,
     NA,
@@ -138,6 +139,7 @@ def render_markdown(
         _totals_section(sidecar),
         _risk_section(sidecar),
         _pairings_section(sidecar),
+        _decisions_section(sidecar),
         _phase_section(sidecar),
         _sources_section(sidecar),
         _limitations_section(DEFAULT_LIMITATIONS if limitations is None else limitations),
@@ -596,6 +598,13 @@ def _limitations_section(limitations: Sequence[tuple[str, str]]) -> list[str]:
     if not limitations:
         return [*lines, "None recorded."]
     return lines + [f"- **{scrub(lead)}** {scrub(body)}" for lead, body in limitations]
+
+
+def _decisions_section(sidecar: dict) -> list[str]:
+    """Routing advice, change alerts, adjusted effects, pairing comparisons (report/decisions.py);
+    nothing for a sidecar without a ``decisions`` block."""
+    block = sidecar.get("decisions")
+    return decisions_markdown(block).rstrip("\n").split("\n") if isinstance(block, dict) else []
 
 
 def _warnings_section(sidecar: dict) -> list[str]:
