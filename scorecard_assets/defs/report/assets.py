@@ -232,8 +232,8 @@ def scorecard_report(
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`, with the decisions sections
     (routing advice, change alerts, adjusted effects, pairing comparisons) and their charts. The
-    rendered report and its charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
-    guard check refuses, also when materialized on its own."""
+    rendered report and its charts are shown in this materialization's metadata. Refuses (fails,
+    writes nothing) a window the guard check refuses, also when materialized on its own."""
     cfg = scorecard.load()
     keys = list(_windows(context.partition_keys, cfg))
     store = reports.store(cfg)
