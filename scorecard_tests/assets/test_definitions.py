@@ -13,7 +13,15 @@ from scorecard_assets.records import WARNING_CODES, warnings_for
 GROUPS = {
     "ingest": {"trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage"},
     "transform": {"trail_runs", "run_table", "cycles"},
-    "report": {"model_scorecard", "pairing_scores", "scorecard_report"},
+    "report": {
+        "model_scorecard",
+        "pairing_scores",
+        "routing_advice",
+        "change_alerts",
+        "adjusted_effects",
+        "pairing_comparison",
+        "scorecard_report",
+    },
 }
 
 
