@@ -28,7 +28,6 @@ from scorecard_assets.scoring.scorecard import window_issue_rows
 from scorecard_assets.scoring.sidecar.decisions import Decisions
 from scorecard_assets.scoring.sidecar.model import sidecar_problems, validate_sidecar
 from scorecard_assets.scoring.windows import window_for_partition
-from scorecard_assets.storage.location import as_location
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.decisions import run_table, specs_for, week_start
 from scorecard_tests.factories.resources import local_resources
@@ -163,18 +162,15 @@ def _planted_run_table() -> pd.DataFrame:
 
 
 def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path: Path) -> None:
-    store = tmp_path / "store"
-    write_table(
-        as_location(value_directory(store, dg.AssetKey("run_table"), None)),
-        TableResult(frame=_planted_run_table()),
-    )
+    io = TableIOManager(url=str(tmp_path / "store"))
+    write_table(value_directory(io.root(), dg.AssetKey("run_table"), None), TableResult(_planted_run_table()))
     scorecard = ScorecardResource(config_path=str(_sample_config(tmp_path / "config")), state_dir=str(tmp_path))
     key = week_start(EVALUATED_WEEK).strftime("%Y-%m-%d")
     with dg.instance_for_test() as instance:
         result = dg.materialize(
             [dg.AssetSpec("run_table"), change_alerts, change_alerts_checks],
             instance=instance,
-            resources={"scorecard": scorecard, "io_manager": TableIOManager(url=str(store))},
+            resources={"scorecard": scorecard, "io_manager": io},
             partition_key=key,
         )
     assert result.success
