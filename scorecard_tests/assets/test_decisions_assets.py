@@ -129,7 +129,8 @@ def test_the_sidecar_carries_a_valid_decisions_block_equal_to_a_direct_computati
 
 def test_the_warning_checks_run_with_their_assets_and_reach_the_report(sample: dict) -> None:
     evals = {
-        (e.asset_key.to_user_string(), e.check_name): e for e in sample["report"].get_asset_check_evaluations()
+        (e.asset_key.to_user_string(), e.check_name): e
+        for e in sample["report"].get_asset_check_evaluations()
     }
     expected = {(a, code) for code in DECISION_CODES for a in WARNING_CODES[code].assets}
     assert expected <= set(evals)
@@ -164,7 +165,9 @@ def _planted_run_table() -> pd.DataFrame:
 def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path: Path) -> None:
     io = TableIOManager(url=str(tmp_path / "store"))
     write_table(value_directory(io.root(), dg.AssetKey("run_table"), None), TableResult(_planted_run_table()))
-    scorecard = ScorecardResource(config_path=str(_sample_config(tmp_path / "config")), state_dir=str(tmp_path))
+    scorecard = ScorecardResource(
+        config_path=str(_sample_config(tmp_path / "config")), state_dir=str(tmp_path)
+    )
     key = week_start(EVALUATED_WEEK).strftime("%Y-%m-%d")
     with dg.instance_for_test() as instance:
         result = dg.materialize(

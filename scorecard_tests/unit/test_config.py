@@ -205,7 +205,10 @@ def test_the_decisions_section_defaults_and_overrides(tmp_path: Path) -> None:
         ({"margn_points": 5}, "decisions.margn_points: unknown key"),
         ({"alerts": {"false_alarm": 0.1}}, "decisions.alerts.false_alarm: unknown key"),
         ({"level": 0.7}, "decisions.level: Input should be less than 0.5"),
-        ({"alerts": {"recent_windows": 12}}, "decisions.alerts: Value error, decisions.alerts.recent_windows"),
+        (
+            {"alerts": {"recent_windows": 12}},
+            "decisions.alerts: Value error, decisions.alerts.recent_windows",
+        ),
     ],
     ids=["unknown", "nested-unknown", "out-of-range", "recent-inside-lookback"],
 )

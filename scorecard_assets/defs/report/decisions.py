@@ -243,6 +243,8 @@ def pairing_comparison(
 
 # ------------------------------------------------------------------------------------------ checks
 
+# the weekly assets whose stored dicts carry data warnings: one partitioned multi-check each
+WEEKLY_WARNING_CHECK_ASSETS: tuple[str, ...] = (ROUTING_ASSET, ALERTS_ASSET, ADJUSTED_ASSET)
 routing_advice_checks = weekly_warning_checks(ROUTING_ASSET, weekly_partitions)
 change_alerts_checks = weekly_warning_checks(ALERTS_ASSET, weekly_partitions)
 adjusted_effects_checks = weekly_warning_checks(ADJUSTED_ASSET, weekly_partitions)
