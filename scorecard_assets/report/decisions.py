@@ -101,10 +101,11 @@ def decisions_sidecar(
     alerts: object = None,
     adjusted: object = None,
     pairing_comparison: object = None,
+    harness: object = None,
 ) -> Row:
     """The sidecar's ``decisions`` block: each part as its ``to_sidecar()`` dict (results or dicts
     accepted), None when not computed; keys in the order of ``SIDECAR_KEYS``."""
-    parts = (frontier, routing, alerts, adjusted, pairing_comparison)
+    parts = (frontier, routing, alerts, adjusted, pairing_comparison, harness)
     return {key: _as_dict(part) for key, part in zip(SIDECAR_KEYS, parts, strict=True)}
 
 
@@ -618,13 +619,49 @@ def _sensitivity_text(sensitivity: object) -> str:
     return "Weight sensitivity: the top 3 changes with " + "; ".join(changes) + "."
 
 
+# ---------------------------------------------------------------------------------------- harness view
+
+
+def harness_section(decisions: Row) -> list[str]:
+    """``## Harness versions``: delivery and spend per agent CLI and version (nothing when not computed)."""
+    block = decisions.get("harness") if isinstance(decisions.get("harness"), dict) else None
+    if block is None:
+        return []
+    lines = [
+        "## Harness versions",
+        "",
+        "Delivery rate (90 % Wilson interval) and spend per delivered issue per agent CLI and the version "
+        "its log names. Versions meet different issues and models, so read a gap as a lead, not a verdict.",
+        "",
+    ]
+    rows = dict_rows(block.get("rows"))
+    if not rows:
+        return lines + ["No issue in this window."]
+    lines += _header("Harness", "Version", "n", "Delivery rate", "Spend per delivered")
+    for r in rows[:MAX_CELL_ROWS]:
+        lines.append(
+            _row(
+                [
+                    _code(r.get("harness")),
+                    _code(r.get("version")),
+                    str(r.get("n")),
+                    _pct_interval(r.get("deliveryRate"), r.get("deliveryRateInterval")),
+                    _usd(r.get("spendPerDeliveredUsd")),
+                ]
+            )
+        )
+    if len(rows) > MAX_CELL_ROWS:
+        lines += ["", f"{len(rows) - MAX_CELL_ROWS} more rows are in the sidecar."]
+    return lines
+
+
 # --------------------------------------------------------------------------------------------- report
 
 
 def decisions_markdown(decisions: Row) -> str:
-    """The four decisions sections as one markdown string (for the report)."""
+    """The decisions sections as one markdown string (for the report)."""
     lines: list[str] = []
-    for section in (advice_section, alerts_section, adjusted_section, pairing_section):
+    for section in (advice_section, alerts_section, adjusted_section, pairing_section, harness_section):
         lines += section(decisions) + [""]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -107,6 +107,8 @@ def test_the_sample_report_shows_advice_alerts_and_adjusted_effects_with_evidenc
     assert "| `claude-sonnet-5` | 42 | 74% |" in adjusted and "reference |" in adjusted
     assert "Fit: binomial, logit link, n = " in adjusted and "Fit: gamma, log link, n = " in adjusted
     assert "difficulty the data do not record stays" in adjusted
+    harness = md[md.index("## Harness versions") :]
+    assert "| Harness | Version | n | Delivery rate | Spend per delivered |" in harness
     assert (sample["folder"] / "decision-frontier.png").read_bytes().startswith(b"\x89PNG")
     digest = (sample["folder"] / "digest.txt").read_text().splitlines()
     assert len(digest) == 7 and digest[-1].startswith("🔔 Change alerts: none (")
@@ -117,6 +119,7 @@ def test_the_sidecar_carries_a_valid_decisions_block_equal_to_a_direct_computati
     assert sidecar_problems(sidecar) == []
     parsed = validate_sidecar(sidecar).decisions
     assert isinstance(parsed, Decisions) and parsed.routing is not None and parsed.adjusted is not None
+    assert parsed.harness is not None and sum(r.n for r in parsed.harness.rows) == 133
     assert list(sidecar)[-1] == "decisions"
     # the asset read only its window's rows (predicate pushdown): the same numbers as over the whole table
     table = sample["base"].asset_value("run_table").frame

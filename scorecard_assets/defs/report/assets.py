@@ -319,6 +319,7 @@ def _decisions_by_week(
             alerts=a.get("alerts"),
             adjusted=d.get("adjusted"),
             pairing_comparison=p.get("pairingComparison"),
+            harness=r.get("harness"),
         )
         found = [w for v in (r, a, d, p) for w in _records(DataWarning, v.get("warningRecords"))]
         out[key] = (block, found)

@@ -1,6 +1,7 @@
 """Group ``report``, weekly: the decisions assets (docs/decisions.md) and their warning checks.
 
-- ``routing_advice``: the cost-quality frontier and the routing advice of the week's window;
+- ``routing_advice``: the cost-quality frontier and the routing advice of the week's window, and
+  the delivery and spend per harness version;
 - ``change_alerts``: change-point alerts over the weekly bins of every week up to this one;
 - ``adjusted_effects``: difficulty-adjusted delivery and cost effects per model;
 - ``pairing_comparison``: per-axis, tier-weight sensitivity and effort views of the top pairings.
@@ -24,6 +25,7 @@ from scorecard_assets.decisions.adjusted import adjusted_of_rows
 from scorecard_assets.decisions.alerts import change_alerts as alerts_over
 from scorecard_assets.decisions.alerts import weekly_bins
 from scorecard_assets.decisions.frontier import frontier_of_rows
+from scorecard_assets.decisions.harness import harness_view
 from scorecard_assets.decisions.pairing_compare import compare_pairings
 from scorecard_assets.decisions.routing import advice_of_frontier
 from scorecard_assets.decisions.warnings import ADJUSTED_ASSET, ALERTS_ASSET, ROUTING_ASSET
@@ -39,6 +41,7 @@ from scorecard_assets.report.decisions import (
     advice_section,
     alerts_section,
     frontier_chart_png,
+    harness_section,
     pairing_section,
     trend_chart_pngs,
 )
@@ -90,17 +93,19 @@ def routing_advice(
     candidates = run_table.read(filter=rows_filter(list(windows.values())))
     out: dict[str, dict[str, Any]] = {}
     for key, w in windows.items():
-        frontier = frontier_of_rows(window_issue_rows(candidates, w), cfg.decisions)
+        rows = window_issue_rows(candidates, w)
+        frontier = frontier_of_rows(rows, cfg.decisions)
         routing = advice_of_frontier(frontier, cfg.decisions, asset=ROUTING_ASSET)
-        value = _stored(
-            {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}, routing.warnings
-        )
+        harness = harness_view(rows, candidates, cfg.decisions)
+        parts = {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}
+        value = _stored({**parts, "harness": harness.to_sidecar()}, routing.warnings)
         context.add_asset_metadata(
             {
                 "window": f"{w.window_start_date} → {w.window_end_date}",
                 "models": _overall(value["routing"], "model"),
                 "pairings": _overall(value["routing"], "pairing"),
                 "advice": _md(advice_section(value) + ["", chart_markdown(frontier_chart_png(value))]),
+                "harness_versions": _md(harness_section(value)),
             },
             partition_key=key,
         )

@@ -318,6 +318,21 @@ class PairingComparison(_Strict):
     comparisons: list[Comparison]
 
 
+class HarnessRow(_Strict):
+    harness: str
+    version: str
+    n: Count
+    delivered: Count
+    deliveryRate: Rate
+    deliveryRateInterval: Interval
+    costSamples: Count
+    spendPerDeliveredUsd: float | None
+
+
+class HarnessView(_Strict):
+    rows: list[HarnessRow]
+
+
 class Decisions(_Strict):
     """The ``decisions`` block: each part, or None when it was not computed."""
 
@@ -326,3 +341,4 @@ class Decisions(_Strict):
     alerts: Alerts | None
     adjusted: Adjusted | None
     pairingComparison: PairingComparison | None
+    harness: HarnessView | None

@@ -13,6 +13,7 @@ MODULES = (
     "scorecard_assets.decisions.alerts",
     "scorecard_assets.decisions.adjusted",
     "scorecard_assets.decisions.pairing_compare",
+    "scorecard_assets.decisions.harness",
     "scorecard_assets.decisions.warnings",
     "scorecard_assets.report.decisions",
 )
