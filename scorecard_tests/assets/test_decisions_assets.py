@@ -21,7 +21,13 @@ from scorecard_assets.decisions.config import DecisionsConfig
 from scorecard_assets.decisions.warnings import DECISION_CODES
 from scorecard_assets.definitions import defs
 from scorecard_assets.defs.io_manager import TableIOManager, value_directory
-from scorecard_assets.defs.report.decisions import change_alerts, change_alerts_checks, weeks_up_to
+from scorecard_assets.defs.report.decisions import (
+    change_alerts,
+    change_alerts_checks,
+    routing_advice,
+    routing_advice_checks,
+    weeks_up_to,
+)
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import WARNING_CODES, TableResult, warnings_for
 from scorecard_assets.scoring.scorecard import window_issue_rows
@@ -73,7 +79,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             partition_key=LATEST,
         )
         folder = out / window_for_partition(LATEST, days=30, mode="runs").window_end_date
-        yield {"base": base, "report": report, "folder": folder}
+        yield {"base": base, "report": report, "folder": folder, "instance": instance, "resources": resources}
 
 
 def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
@@ -146,6 +152,28 @@ def test_the_warning_checks_run_with_their_assets_and_reach_the_report(sample: d
     assets = {w["asset"] for w in sidecar["warningRecords"] if w["code"] in DECISION_CODES}
     assert {"routing_advice", "adjusted_effects"} <= assets
     assert warnings_for("change_alerts") == ["change_alert", "alert_history_short"]
+
+
+def test_a_decisions_check_executes_alone_over_the_stored_week(sample: dict) -> None:
+    """The UI's "Execute" on one weekly check: no materialization, the week's stored dict loaded
+    through the IO manager, the same count as the run that materialized it."""
+    key = dg.AssetCheckKey(dg.AssetKey("routing_advice"), "advice_withheld")
+    alone = dg.Definitions(
+        assets=[dg.AssetSpec("run_table"), routing_advice],
+        asset_checks=[routing_advice_checks],
+        resources=sample["resources"],
+    )
+    job = alone.resolve_implicit_global_asset_job_def().get_subset(
+        asset_selection=set(), asset_check_selection={key}
+    )
+    result = job.execute_in_process(instance=sample["instance"], partition_key=LATEST)
+    assert result.success and not result.get_asset_materialization_events()
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert (evaluation.check_name, evaluation.passed, evaluation.metadata["count"].value) == (
+        "advice_withheld",
+        False,
+        1,
+    )
 
 
 # --------------------------------------------------------------------------- a planted step change
