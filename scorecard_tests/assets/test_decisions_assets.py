@@ -17,6 +17,7 @@ import yaml
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
+from scorecard_assets.decisions.alerts import change_alerts as change_alerts_of
 from scorecard_assets.decisions.config import DecisionsConfig
 from scorecard_assets.decisions.warnings import DECISION_CODES
 from scorecard_assets.definitions import defs
@@ -195,7 +196,8 @@ def _planted_run_table() -> pd.DataFrame:
 
 def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path: Path) -> None:
     io = TableIOManager(url=str(tmp_path / "store"))
-    write_table(value_directory(io.root(), dg.AssetKey("run_table"), None), TableResult(_planted_run_table()))
+    table = _planted_run_table()
+    write_table(value_directory(io.root(), dg.AssetKey("run_table"), None), TableResult(table))
     scorecard = ScorecardResource(
         config_path=str(_sample_config(tmp_path / "config")), state_dir=str(tmp_path)
     )
@@ -219,3 +221,7 @@ def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path
     assert not fired.passed and fired.severity == dg.AssetCheckSeverity.WARN
     assert "model drifting: delivery rate changed from 90% to 40%" in fired.metadata["examples"].value
     assert evals["alert_history_short"].passed
+    # what the pure entry point gives over the week's windows (every week from the partitions' start)
+    windows = [window_for_partition(k, days=30, mode="runs") for k in weeks_up_to(key)]
+    direct = change_alerts_of(table, windows, DecisionsConfig()).to_sidecar()
+    assert json.loads(json.dumps(value["alerts"])) == json.loads(json.dumps(direct))

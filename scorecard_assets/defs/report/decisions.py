@@ -22,8 +22,7 @@ from typing import Any
 import dagster as dg
 
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
-from scorecard_assets.decisions.alerts import change_alerts as alerts_over
-from scorecard_assets.decisions.alerts import weekly_bins
+from scorecard_assets.decisions.alerts import detect_changes, weekly_bins, weekly_observations
 from scorecard_assets.decisions.frontier import frontier_of_rows
 from scorecard_assets.decisions.harness import harness_view
 from scorecard_assets.decisions.pairing_compare import compare_pairings
@@ -45,6 +44,7 @@ from scorecard_assets.report.decisions import (
     pairing_section,
     trend_chart_pngs,
 )
+from scorecard_assets.sanitize import safe_cell
 from scorecard_assets.scoring.scorecard import window_issue_rows
 from scorecard_assets.scoring.windows import Window, rows_filter, window_for_partition
 from scorecard_assets.storage.tables import StoredTable
@@ -69,7 +69,7 @@ def _overall(routing: dict[str, Any], kind: str) -> str:
         return "no entry"
     if entry["status"] != "advice":
         return f"no advice: {entry['reasonText']}"
-    return f"{'best' if entry['advisedIsBest'] else 'route to'} {entry['advised']}"
+    return f"{'best' if entry['advisedIsBest'] else 'route to'} {safe_cell(entry['advised'], code=True)}"
 
 
 # ---------------------------------------------------------------------------------------- routing
@@ -147,13 +147,17 @@ def change_alerts(
     on each worsening."""
     cfg = scorecard.load()
     keys = list(_windows(context.partition_keys, cfg))
-    histories = {k: _history(k, cfg.window.days, cfg.window.mode) for k in keys}
-    # only the runs that the weekly bins of every week read (started_at inside them) are loaded
-    bins = weekly_bins([w for ws in histories.values() for w in ws])
-    candidates = run_table.read(filter=rows_filter(bins))
+    # one weekly bin per week up to the range's last; each week reads the bins up to its own, so the
+    # observations are made once (the same as decisions.alerts.change_alerts over each week's windows)
+    bins = weekly_bins(_history(max(keys), cfg.window.days, cfg.window.mode))
+    labels = [b.partition_key for b in bins]
+    # only the runs that the bins read (started_at inside them) are loaded
+    observations = weekly_observations(run_table.read(filter=rows_filter(bins)), bins)
     out: dict[str, dict[str, Any]] = {}
     for key in keys:
-        result = alerts_over(candidates, histories[key], cfg.decisions, asset=ALERTS_ASSET)
+        weeks = labels.index(key) + 1
+        seen = observations[observations["week"] < weeks]
+        result = detect_changes(seen, labels[:weeks], cfg.decisions, asset=ALERTS_ASSET)
         value = _stored({"alerts": result.to_sidecar()}, result.warnings)
         pngs = trend_chart_pngs(value)
         context.add_asset_metadata(
