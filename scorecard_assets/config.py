@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 # (sessions/config.py) can use them without importing this module (no import cycle).
 from scorecard_assets.config_base import PRICE_MAX as PRICE_MAX
 from scorecard_assets.config_base import ConfigError, PriceConfig
+from scorecard_assets.decisions.config import DecisionsConfig
 from scorecard_assets.sessions.config import SessionsConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -132,6 +133,10 @@ class ScorecardConfig(_Strict):
     cycles_import: list[Path] = Field(default_factory=list)
     sessions: SessionsConfig = Field(
         default_factory=SessionsConfig, description="your own interactive sessions (docs/sessions.md)"
+    )
+    decisions: DecisionsConfig = Field(
+        default_factory=DecisionsConfig,
+        description="routing advice, change alerts, adjusted effects (docs/decisions.md)",
     )
     output_dir: Path | str = Field(
         default=Path("reports"),

@@ -156,6 +156,26 @@ WARNING_CODES: dict[str, WarningCode] = {
     ),
     # cycles
     "cycle_import_invalid": WarningCode(("cycles",), "imported cycle rows failing validation"),
+    # decisions (report group, weekly; docs/decisions.md "Warnings")
+    "change_alert": WarningCode(
+        ("change_alerts",),
+        "a model's or gateway's delivery rate or cost per delivered issue changed (change-point test, "
+        "false-alarm rate controlled)",
+    ),
+    "alert_history_short": WarningCode(
+        ("change_alerts",), "too few weekly windows or issues to test a series for a change"
+    ),
+    "advice_withheld": WarningCode(
+        ("routing_advice",), "the window's data cannot support routing advice (too few runs per option)"
+    ),
+    "adjusted_fallback": WarningCode(
+        ("adjusted_effects",),
+        "the plain regression separated, was singular or did not converge; a penalised or smaller fit "
+        "was used",
+    ),
+    "adjusted_unavailable": WarningCode(
+        ("adjusted_effects",), "no difficulty-adjusted effect could be estimated (too few issues or models)"
+    ),
 }
 
 

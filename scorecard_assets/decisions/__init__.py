@@ -14,6 +14,7 @@ Modules (pure, no Dagster; nothing is imported here, so importing the package st
                        ``adjusted_effects``
 - ``pairing_compare``  per-axis comparison of the top pairings and tier-weight sensitivity:
                        ``compare_pairings``
+- ``harness``          delivery and spend per harness (agent CLI) and version: ``harness_view``
 - ``warnings``         the data-warning codes these modules raise (``DECISION_WARNING_CODES``)
 
 Each entry point returns a frozen dataclass with ``warnings`` (``records.DataWarning``) and

@@ -1,15 +1,14 @@
-"""The data-warning codes the decisions modules raise, shaped like ``records.WARNING_CODES`` entries.
+"""The data-warning codes the decisions modules raise: their entries in ``records.WARNING_CODES``.
 
-The Dagster layer registers them (``WARNING_CODES.update(DECISION_WARNING_CODES)`` or the like) and
-attaches one WARN asset check per code and asset; the pure modules only make the records
-(docs/decisions.md "Warnings").
+The Dagster layer attaches one WARN asset check per code and asset (``defs/report/decisions.py``);
+the pure modules only make the records (docs/decisions.md "Warnings").
 
 Pure module: no Dagster.
 """
 
 from __future__ import annotations
 
-from scorecard_assets.records import WarningCode
+from scorecard_assets.records import WARNING_CODES, WarningCode
 
 # Default asset names; every entry point takes ``asset=`` so the wiring may rename them.
 ROUTING_ASSET = "routing_advice"
@@ -17,24 +16,12 @@ ALERTS_ASSET = "change_alerts"
 ADJUSTED_ASSET = "adjusted_effects"
 PAIRING_ASSET = "pairing_comparison"
 
-DECISION_WARNING_CODES: dict[str, WarningCode] = {
-    "change_alert": WarningCode(
-        (ALERTS_ASSET,),
-        "a model's or gateway's delivery rate or cost per delivered issue changed (change-point test, "
-        "false-alarm rate controlled)",
-    ),
-    "alert_history_short": WarningCode(
-        (ALERTS_ASSET,), "too few weekly windows or issues to test a series for a change"
-    ),
-    "advice_withheld": WarningCode(
-        (ROUTING_ASSET,), "the window's data cannot support routing advice (too few runs per option)"
-    ),
-    "adjusted_fallback": WarningCode(
-        (ADJUSTED_ASSET,),
-        "the plain regression separated, was singular or did not converge; a penalised or smaller fit "
-        "was used",
-    ),
-    "adjusted_unavailable": WarningCode(
-        (ADJUSTED_ASSET,), "no difficulty-adjusted effect could be estimated (too few issues or models)"
-    ),
-}
+DECISION_CODES: tuple[str, ...] = (
+    "change_alert",
+    "alert_history_short",
+    "advice_withheld",
+    "adjusted_fallback",
+    "adjusted_unavailable",
+)
+# The catalogue entries themselves live in ``records.WARNING_CODES`` (one place for every code).
+DECISION_WARNING_CODES: dict[str, WarningCode] = {code: WARNING_CODES[code] for code in DECISION_CODES}

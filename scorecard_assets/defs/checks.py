@@ -10,10 +10,13 @@ asset, and each one can also be executed alone (the asset's Checks tab, "Execute
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
+import warnings as python_warnings
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import dagster as dg
 
+from scorecard_assets.defs.partition_values import values_by_partition
 from scorecard_assets.records import WARNING_CODES, DataWarning, warnings_for
 from scorecard_assets.sanitize import safe_warning
 from scorecard_assets.storage.tables import StoredTable
@@ -35,8 +38,11 @@ WARNING_CHECK_ASSETS: tuple[str, ...] = (
 )
 
 
-def warning_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
-    """One non-blocking check spec per warning code that can arise on ``asset``."""
+def warning_check_specs(
+    asset: str, partitions_def: dg.PartitionsDefinition | None = None
+) -> list[dg.AssetCheckSpec]:
+    """One non-blocking check spec per warning code that can arise on ``asset`` (partitioned like a
+    weekly asset when ``partitions_def`` is given)."""
     specs = []
     for code in warnings_for(asset):
         spec = WARNING_CODES[code]
@@ -46,6 +52,7 @@ def warning_check_specs(asset: str) -> list[dg.AssetCheckSpec]:
                 name=code,
                 asset=asset,
                 description=f"WARN when: {spec.title}{ref}.",
+                partitions_def=partitions_def,
             )
         )
     return specs
@@ -98,3 +105,37 @@ def warning_checks(asset: str) -> dg.AssetChecksDefinition:
                 yield warning_check_result(asset, code, value.warnings)
 
     return _checks
+
+
+# The key of a weekly report asset's stored dict that holds its data warnings (as record dicts).
+WARNING_RECORDS = "warningRecords"
+
+
+def stored_week_warnings(keys: list[str], value: Any) -> list[DataWarning]:
+    """The warnings stored by a weekly asset over ``keys`` (one week's dict, or a range's dicts)."""
+    weeks = values_by_partition(keys, value)
+    return [DataWarning.model_validate(w) for v in weeks.values() for w in (v.get(WARNING_RECORDS) or [])]
+
+
+def weekly_warning_checks(asset: str, partitions_def: dg.PartitionsDefinition) -> dg.AssetChecksDefinition:
+    """:func:`warning_checks` for a weekly report asset whose value is a dict per week carrying
+    ``warningRecords``: partitioned like its asset; over a range of weeks in one run, one result per
+    code for the whole range (counts summed, examples from every week)."""
+
+    def _checks(context: dg.AssetCheckExecutionContext, value: Any) -> Iterator[dg.AssetCheckResult]:
+        selected = {k.name for k in context.selected_asset_check_keys if k.asset_key == dg.AssetKey(asset)}
+        found = stored_week_warnings(list(context.partition_keys), value)
+        for code in warnings_for(asset):
+            if code in selected:
+                yield warning_check_result(asset, code, found)
+
+    # a partitioned check is a "preview" feature in Dagster 1.13 (see defs/report/checks.py)
+    with python_warnings.catch_warnings():
+        python_warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.multi_asset_check(
+            name=f"{asset}_warning_checks",
+            specs=warning_check_specs(asset, partitions_def),
+            can_subset=True,
+            ins={"value": dg.AssetIn(asset)},
+            description=f"The data-warning checks of {asset}, over the warnings each week stored.",
+        )(_checks)

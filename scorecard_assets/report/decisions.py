@@ -13,9 +13,10 @@ Pure module: no Dagster.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from scorecard_assets.report.formatters import (
@@ -29,10 +30,11 @@ from scorecard_assets.report.formatters import (
     text_cell,
 )
 from scorecard_assets.sanitize import cap, scrub
+from scorecard_assets.scoring.sidecar.keys import DECISIONS_KEYS
 
 Row = dict[str, Any]
 
-SIDECAR_KEYS = ("frontier", "routing", "alerts", "adjusted", "pairingComparison")
+SIDECAR_KEYS = DECISIONS_KEYS
 FRONTIER_PNG = "decision-frontier.png"
 TREND_PREFIX = "trend-"
 MAX_TREND_CHARTS = 8
@@ -99,10 +101,11 @@ def decisions_sidecar(
     alerts: object = None,
     adjusted: object = None,
     pairing_comparison: object = None,
+    harness: object = None,
 ) -> Row:
     """The sidecar's ``decisions`` block: each part as its ``to_sidecar()`` dict (results or dicts
     accepted), None when not computed; keys in the order of ``SIDECAR_KEYS``."""
-    parts = (frontier, routing, alerts, adjusted, pairing_comparison)
+    parts = (frontier, routing, alerts, adjusted, pairing_comparison, harness)
     return {key: _as_dict(part) for key, part in zip(SIDECAR_KEYS, parts, strict=True)}
 
 
@@ -616,13 +619,49 @@ def _sensitivity_text(sensitivity: object) -> str:
     return "Weight sensitivity: the top 3 changes with " + "; ".join(changes) + "."
 
 
+# ---------------------------------------------------------------------------------------- harness view
+
+
+def harness_section(decisions: Row) -> list[str]:
+    """``## Harness versions``: delivery and spend per agent CLI and version (nothing when not computed)."""
+    block = decisions.get("harness") if isinstance(decisions.get("harness"), dict) else None
+    if block is None:
+        return []
+    lines = [
+        "## Harness versions",
+        "",
+        "Delivery rate (90 % Wilson interval) and spend per delivered issue per agent CLI and the version "
+        "its log names. Versions meet different issues and models, so read a gap as a lead, not a verdict.",
+        "",
+    ]
+    rows = dict_rows(block.get("rows"))
+    if not rows:
+        return lines + ["No issue in this window."]
+    lines += _header("Harness", "Version", "n", "Delivery rate", "Spend per delivered")
+    for r in rows[:MAX_CELL_ROWS]:
+        lines.append(
+            _row(
+                [
+                    _code(r.get("harness")),
+                    _code(r.get("version")),
+                    str(r.get("n")),
+                    _pct_interval(r.get("deliveryRate"), r.get("deliveryRateInterval")),
+                    _usd(r.get("spendPerDeliveredUsd")),
+                ]
+            )
+        )
+    if len(rows) > MAX_CELL_ROWS:
+        lines += ["", f"{len(rows) - MAX_CELL_ROWS} more rows are in the sidecar."]
+    return lines
+
+
 # --------------------------------------------------------------------------------------------- report
 
 
 def decisions_markdown(decisions: Row) -> str:
-    """The four decisions sections as one markdown string (for the report)."""
+    """The decisions sections as one markdown string (for the report)."""
     lines: list[str] = []
-    for section in (advice_section, alerts_section, adjusted_section, pairing_section):
+    for section in (advice_section, alerts_section, adjusted_section, pairing_section, harness_section):
         lines += section(decisions) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -656,17 +695,34 @@ def _png(fig: Any) -> bytes:
 def decisions_chart_pngs(decisions: Row) -> dict[str, bytes]:
     """PNG bytes by file name: the whole window's frontier (models and pairings), then one trend chart
     per alert (at most ``MAX_TREND_CHARTS``), named ``trend-<n>-<slug>.png``."""
+    return {**frontier_chart_png(decisions), **trend_chart_pngs(decisions)}
+
+
+def frontier_chart_png(decisions: Row) -> dict[str, bytes]:
+    """``{FRONTIER_PNG: bytes}``: the whole window's frontier chart alone (the routing asset's UI)."""
+    with _chart_context():
+        return {FRONTIER_PNG: _png(frontier_figure(decisions))}
+
+
+def trend_chart_pngs(decisions: Row) -> dict[str, bytes]:
+    """One trend chart per alert (at most ``MAX_TREND_CHARTS``), named ``trend-<n>-<slug>.png``."""
+    alerts = decisions.get("alerts") if isinstance(decisions.get("alerts"), dict) else {}
+    found = dict_rows(alerts.get("alerts"))[:MAX_TREND_CHARTS]
+    if not found:
+        return {}
+    with _chart_context():
+        return {trend_file_name(i, a): _png(trend_figure(a)) for i, a in enumerate(found, start=1)}
+
+
+@contextlib.contextmanager
+def _chart_context() -> Iterator[None]:
     import warnings
 
     import matplotlib as mpl
 
     with mpl.rc_context(_RC), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        out = {FRONTIER_PNG: _png(frontier_figure(decisions))}
-        alerts = decisions.get("alerts") if isinstance(decisions.get("alerts"), dict) else {}
-        for i, alert in enumerate(dict_rows(alerts.get("alerts"))[:MAX_TREND_CHARTS], start=1):
-            out[trend_file_name(i, alert)] = _png(trend_figure(alert))
-    return out
+        yield
 
 
 def trend_file_name(index: int, alert: Row) -> str:

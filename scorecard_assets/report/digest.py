@@ -13,6 +13,11 @@ Contract: :func:`render_digest` returns exactly six single-line strings, whateve
 6. ``🔗 <report_link>`` plus `` — ⚠️ <k> data warning(s)`` when the sidecar has k > 0 warnings (the
    lines of the report's Data warnings section).
 
+Ours, after the six: when the sidecar carries the decisions' change alerts (``decisions.alerts``), a
+seventh line ``🔔 Change alerts: `` with up to three alerts as ``<kind> <name> <metric> <before> →
+<after> (week of <change week>)`` plus `` (+k more)``, or ``none (<t> series tested)``
+(docs/decisions.md "Change alerts"). A sidecar without that block keeps the reference's six lines.
+
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
 by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
 included) are replaced, so no name can add a line; `](` is split (no live links). ``digest.txt`` uses
@@ -48,6 +53,8 @@ def render_digest(sidecar: dict, *, report_link: str, plain: bool = False) -> li
     name = _plain_text if plain else _plain
     repo_rows = dict_rows(sidecar.get("repoTotals"))
     window = f"{name(sidecar.get('windowStart', '?'))} → {name(sidecar.get('windowEnd', '?'))}"
+    decisions = sidecar.get("decisions") if isinstance(sidecar.get("decisions"), dict) else {}
+    alerts = decisions.get("alerts") if isinstance(decisions.get("alerts"), dict) else None
     return [
         f"📊 Model scorecard ({window})",
         "💰 Cheapest/delivered: "
@@ -64,7 +71,26 @@ def render_digest(sidecar: dict, *, report_link: str, plain: bool = False) -> li
         ),
         "📉 Delivery rate drop >10pt: " + _drops_text(sidecar.get("drops"), name),
         _link_line(report_link, sidecar.get("warnings")),
-    ]
+    ] + ([_alerts_line(alerts, name)] if alerts is not None else [])
+
+
+def _alerts_line(alerts: Row, name: Callable[[object], str]) -> str:
+    """The seventh line (module doc): the change alerts of the decisions block."""
+    found = dict_rows(alerts.get("alerts"))
+    if not found:
+        tested = sum(1 for s in dict_rows(alerts.get("series")) if s.get("tested") is True)
+        return f"🔔 Change alerts: none ({tested} series tested)"
+    named = []
+    for a in found[:MAX_DROPS_NAMED]:
+        rate = a.get("metric") == "deliveryRate"
+        show = fmt_pct if rate else fmt_usd
+        what = "delivery" if rate else "cost/delivered"
+        named.append(
+            f"{name(a.get('kind', '?'))} {name(a.get('name', '?'))} {what} {show(a.get('before'))} → "
+            f"{show(a.get('after'))} (week of {name(a.get('changeWeek', '?'))})"
+        )
+    more = len(found) - MAX_DROPS_NAMED
+    return "🔔 Change alerts: " + SEPARATOR.join(named) + (f" (+{more} more)" if more > 0 else "")
 
 
 def _plain(value: object) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scorecard_assets.report.decisions import FRONTIER_PNG, TREND_PREFIX, decisions_markdown
 from scorecard_assets.report.formatters import (
     EM_DASH,
     NA,
@@ -163,6 +164,7 @@ def render_markdown(
         _totals_section(sidecar) + _chart_block(charts, DELIVERY_CHART),
         _risk_section(sidecar),
         _pairings_section(sidecar) + _chart_block(charts, PAIRING_CHART),
+        _decisions_section(sidecar, charts),
         _phase_section(sidecar),
         _sources_section(sidecar),
         _limitations_section(DEFAULT_LIMITATIONS if limitations is None else limitations),
@@ -684,6 +686,19 @@ def warning_count_text(count: int) -> str:
     """The one phrasing of the warning count (report, digest, CLI): lines of Data warnings, worded
     as the reference's digest words it (``3 data warning(s)``)."""
     return f"{count} data warning(s)"
+
+
+def _decisions_section(sidecar: dict, charts: dict[str, str]) -> list[str]:
+    """Routing advice, change alerts, adjusted effects, pairing comparisons (report/decisions.py),
+    followed by the frontier and trend charts; nothing for a sidecar without a ``decisions`` block."""
+    block = sidecar.get("decisions")
+    if not isinstance(block, dict):
+        return []
+    lines = decisions_markdown(block).rstrip("\n").split("\n")
+    for name in charts:
+        if name == FRONTIER_PNG or name.startswith(TREND_PREFIX):
+            lines += _chart_block(charts, name)
+    return lines
 
 
 def _warnings_section(sidecar: dict) -> list[str]:

@@ -8,6 +8,7 @@ import dagster as dg
 
 from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
+from scorecard_assets.defs.report.decisions import WEEKLY_WARNING_CHECK_ASSETS
 from scorecard_assets.records import WARNING_CODES, warnings_for
 
 GROUPS = {
@@ -20,7 +21,16 @@ GROUPS = {
         "git_commits",
     },
     "transform": {"trail_runs", "run_table", "cycles", "session_cycles"},
-    "report": {"model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"},
+    "report": {
+        "model_scorecard",
+        "pairing_scores",
+        "session_pairing_scores",
+        "routing_advice",
+        "change_alerts",
+        "adjusted_effects",
+        "pairing_comparison",
+        "scorecard_report",
+    },
 }
 
 
@@ -66,18 +76,25 @@ def _check_keys() -> set[dg.AssetCheckKey]:
     return set(defs.resolve_asset_graph().asset_check_keys)
 
 
-def test_44_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
+def test_49_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
     keys = _check_keys()
-    assert len(keys) == 44 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
+    with_warnings = (*checks.WARNING_CHECK_ASSETS, *WEEKLY_WARNING_CHECK_ASSETS)
+    assert len(keys) == 49 == 1 + sum(len(warnings_for(a)) for a in with_warnings)
     graph = defs.resolve_asset_graph()
     by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
     warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]
-    assert len(warning_defs) == len(checks.WARNING_CHECK_ASSETS) == 10
+    assert len(warning_defs) == len(with_warnings) == 13
+    weekly = _specs()["model_scorecard"].partitions_def
     for d in warning_defs:
         (asset,) = {k.asset_key.to_user_string() for k in d.check_keys}
         assert d.can_subset, asset
         assert {k.name for k in d.check_keys} == set(warnings_for(asset)), asset
         assert all(not s.blocking for s in d.check_specs)
+        # the decisions' checks are weekly like their assets; the snapshot assets' are not
+        partitioned = asset in WEEKLY_WARNING_CHECK_ASSETS
+        assert all(
+            (s.partitions_def == weekly) if partitioned else s.partitions_def is None for s in d.check_specs
+        )
     guard_def = graph.assets_def_for_key(GUARD)
     assert guard_def.check_keys == {GUARD}
     (spec,) = guard_def.check_specs
@@ -107,7 +124,12 @@ def test_the_jobs_run_every_check_of_their_assets() -> None:
     ops = {n.name for n in everything.graph.node_defs}
     assert {f"{a}_warning_checks" for a in checks.WARNING_CHECK_ASSETS} <= ops
     report_only = defs.resolve_job_def("weekly_report_job")
-    assert set(report_only.asset_layer.asset_graph.asset_check_keys) == {GUARD}
+    decisions = {
+        dg.AssetCheckKey(dg.AssetKey(a), code)
+        for a in WEEKLY_WARNING_CHECK_ASSETS
+        for code in warnings_for(a)
+    }
+    assert set(report_only.asset_layer.asset_graph.asset_check_keys) == {GUARD} | decisions
 
 
 def test_jobs_and_schedule() -> None:

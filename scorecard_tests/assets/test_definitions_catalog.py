@@ -75,7 +75,16 @@ def test_writers_of_shared_state_run_in_pools() -> None:
 
 
 def test_report_assets_backfill_a_range_in_one_run() -> None:
-    for name in ("model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"):
+    for name in (
+        "model_scorecard",
+        "pairing_scores",
+        "session_pairing_scores",
+        "routing_advice",
+        "change_alerts",
+        "adjusted_effects",
+        "pairing_comparison",
+        "scorecard_report",
+    ):
         policy = _assets_def(name).backfill_policy
         assert policy == dg.BackfillPolicy.single_run(), name
 

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH
+from scorecard_assets.decisions.warnings import DECISION_CODES
 from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
@@ -41,8 +42,9 @@ ALL_ASSETS = list(defs.assets or [])
 ALL_CHECKS = list(defs.asset_checks or [])
 ALL_DEFS = [*ALL_ASSETS, *ALL_CHECKS]
 WINDOW_DIR = re.compile(r"\d{4}-\d{2}-\d{2}")
-WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 43
-REPORT = ["model_scorecard", "pairing_scores", "session_pairing_scores", "scorecard_report"]
+WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
+DECISIONS = ["routing_advice", "change_alerts", "adjusted_effects", "pairing_comparison"]
+REPORT = ["model_scorecard", "pairing_scores", "session_pairing_scores", *DECISIONS, "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
 
@@ -125,10 +127,12 @@ def test_one_warning_check_executes_alone_over_the_stored_asset(fleet_env: dict,
 
 
 def test_every_warning_code_fires_on_the_stress_fleet(fleet_env: dict) -> None:
+    """Every code of the fleet's ingest and transform assets (the decisions' codes arise on report
+    assets: test_decisions_assets.py; the session sample is one clean developer: its own situations
+    are in the sessions tests)."""
     fired = {(w.code, w.asset) for w in lineage_warnings(_load(fleet_env, "cycles"))}
     codes = {code for code, _ in fired}
-    # the session sample is one clean developer: its own situations are in the sessions tests
-    fleet_codes = set(WARNING_CODES) - set(SESSION_WARNING_CODES)
+    fleet_codes = set(WARNING_CODES) - set(SESSION_WARNING_CODES) - set(DECISION_CODES)
     assert codes == fleet_codes, f"never fired: {sorted(fleet_codes - codes)}"
     sessions = {w.code for name in SESSION_INPUTS for w in _load(fleet_env, name).warnings}
     assert {"session_cost_estimated", "git_unknown_identity", "session_cycles_pending"} <= sessions
@@ -399,7 +403,10 @@ def test_the_report_alone_rereads_what_is_published_when_it_runs(fleet_env: dict
     report_dir = fleet_env["out"] / window_for_partition(key, days=30, mode="runs").window_end_date
     try:
         stored = _report_over(
-            fleet_env, io, key, selection=["model_scorecard", "pairing_scores", "session_pairing_scores"]
+            fleet_env,
+            io,
+            key,
+            selection=["model_scorecard", "pairing_scores", "session_pairing_scores", *DECISIONS],
         )
         assert stored.success
         (guard,) = stored.get_asset_check_evaluations()

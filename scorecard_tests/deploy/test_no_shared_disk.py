@@ -38,7 +38,10 @@ BIN = Path(sys.executable).parent
 WEEK = "2026-11-16"  # the sample's latest complete week before its as_of
 RANGE = ("2026-10-26", "2026-11-09")
 RANGE_WEEKS = ("2026-10-26", "2026-11-02", "2026-11-09")
-REPORT_ASSETS = "model_scorecard,pairing_scores,scorecard_report"
+REPORT_ASSETS = (
+    "model_scorecard,pairing_scores,routing_advice,change_alerts,adjusted_effects,pairing_comparison,"
+    "scorecard_report"
+)
 TIMEOUT_S = 900
 CHECK = ("trail_runs", "unusable_at")
 

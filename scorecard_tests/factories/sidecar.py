@@ -189,6 +189,7 @@ def make_sidecar(**overrides: Any) -> dict[str, Any]:
                 code="model_missing", asset="run_table", message="1 run(s) recorded no model="
             ).model_dump()
         ],
+        "decisions": None,
     }
     sidecar.update(overrides)
     return sidecar

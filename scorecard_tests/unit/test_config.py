@@ -188,3 +188,31 @@ def test_an_output_dir_that_is_a_file_is_named_at_load(tmp_path: Path) -> None:
     (tmp_path / "reports").write_text("not a folder")
     with pytest.raises(ConfigError, match="output_dir: .*reports exists and is not a directory"):
         load_config(_write(tmp_path, _minimal(tmp_path)))
+
+
+def test_the_decisions_section_defaults_and_overrides(tmp_path: Path) -> None:
+    cfg = load_config(_write(tmp_path, _minimal(tmp_path)))
+    assert (cfg.decisions.margin_points, cfg.decisions.level, cfg.decisions.resamples) == (5.0, 0.05, 2000)
+    tuned = load_config(
+        _write(tmp_path, _minimal(tmp_path, decisions={"margin_points": 3, "alerts": {"permutations": 199}}))
+    )
+    assert tuned.decisions.margin_points == 3 and tuned.decisions.alerts.permutations == 199
+
+
+@pytest.mark.parametrize(
+    ("decisions", "where"),
+    [
+        ({"margn_points": 5}, "decisions.margn_points: unknown key"),
+        ({"alerts": {"false_alarm": 0.1}}, "decisions.alerts.false_alarm: unknown key"),
+        ({"level": 0.7}, "decisions.level: Input should be less than 0.5"),
+        (
+            {"alerts": {"recent_windows": 12}},
+            "decisions.alerts: Value error, decisions.alerts.recent_windows",
+        ),
+    ],
+    ids=["unknown", "nested-unknown", "out-of-range", "recent-inside-lookback"],
+)
+def test_the_decisions_section_names_bad_keys_and_values(tmp_path: Path, decisions: dict, where: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        load_config(_write(tmp_path, _minimal(tmp_path, decisions=decisions)))
+    assert where in str(e.value)

@@ -24,6 +24,7 @@ from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResour
 from scorecard_assets.pairings.window import score_window, window_rows_filter
 from scorecard_assets.records import DataWarning, SourceStat, lineage_sources, lineage_warnings, warning_line
 from scorecard_assets.report.charts import chart_data_uris, chart_pngs
+from scorecard_assets.report.decisions import decisions_chart_pngs, decisions_sidecar
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.guard import (
     GUARD_KEY,
@@ -230,22 +231,30 @@ def scorecard_report(
     model_scorecard: Any,
     pairing_scores: Any,
     session_pairing_scores: Any,
+    routing_advice: Any,
+    change_alerts: Any,
+    adjusted_effects: Any,
+    pairing_comparison: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
-    `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
-    charts are shown in this materialization's metadata. Refuses (fails, writes nothing) a window the
-    guard check refuses, also when materialized on its own."""
+    `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`, with the decisions sections
+    (routing advice, change alerts, adjusted effects, pairing comparisons) and their charts. The
+    rendered report and its charts are shown in this materialization's metadata. Refuses (fails,
+    writes nothing) a window the guard check refuses, also when materialized on its own."""
     cfg = scorecard.load()
     keys = list(_windows(context.partition_keys, cfg))
     store = reports.store(cfg)
     scorecards = values_by_partition(keys, model_scorecard)
     pairings = values_by_partition(keys, pairing_scores)
     sessions = values_by_partition(keys, session_pairing_scores)
+    decisions = _decisions_by_week(keys, routing_advice, change_alerts, adjusted_effects, pairing_comparison)
     # every week of the range is checked before the first file is written
     for key in keys:
         _refuse_a_silently_empty_window(scorecards[key], store)
     for key in keys:
-        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key], sessions[key])
+        meta = _publish_week(
+            context, cfg, store, key, scorecards[key], pairings[key], sessions[key], decisions[key]
+        )
         context.add_asset_metadata(meta, partition_key=key)
     return dg.MaterializeResult()
 
@@ -257,13 +266,15 @@ def _publish_week(
     key: str,
     model_scorecard: dict[str, Any],
     pairing_scores: dict[str, Any],
-    session_pairing_scores: dict[str, Any] | None = None,
+    session_pairing_scores: dict[str, Any] | None,
+    decisions: tuple[dict[str, Any], list[DataWarning]],
 ) -> dict[str, Any]:
     """Render and publish one week's report; its materialization metadata."""
     sessions = session_pairing_scores or {}
     pairings = {"fleet": pairing_scores.get("fleet"), "imported": pairing_scores.get("imported")}
     if sessions.get("enabled"):  # the sessions pool (docs/sessions.md), only when sessions: is on
         pairings["sessions"] = sessions.get("pool")
+    block, decision_warnings = decisions
     sidecar = assemble_sidecar(
         model_scorecard,
         pairings=pairings,
@@ -271,15 +282,17 @@ def _publish_week(
             *_records(DataWarning, model_scorecard.get("warningRecords")),
             *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
             *_records(DataWarning, sessions.get("warnings")),
+            *decision_warnings,
         ],
         sources=[
             *_records(SourceStat, model_scorecard.get("sources")),
             *_records(SourceStat, pairing_scores.get("sources")),
             *_records(SourceStat, sessions.get("sources")),
         ],
+        decisions=block,
     )
     regenerate = f"make week WEEK={key}"
-    pngs = chart_pngs(sidecar)
+    pngs = {**chart_pngs(sidecar), **decisions_chart_pngs(block)}
     # the file links the PNGs beside it; the UI's copy embeds them (each beside its section)
     markdown = render_markdown(sidecar, regenerate_cmd=regenerate, charts={name: name for name in pngs})
     in_ui = render_markdown(sidecar, regenerate_cmd=regenerate, charts=chart_data_uris(pngs))
@@ -309,6 +322,28 @@ def _publish_week(
         "sidecar_valid": not problems,
         "latest_window": store.latest_window() or "",
     }
+
+
+def _decisions_by_week(
+    keys: list[str], routing: Any, alerts: Any, adjusted: Any, comparison: Any
+) -> dict[str, tuple[dict[str, Any], list[DataWarning]]]:
+    """Per week: the sidecar's ``decisions`` block from the decisions assets' stored values, and their
+    data warnings (docs/decisions.md "What the report shows")."""
+    parts = [values_by_partition(keys, v) for v in (routing, alerts, adjusted, comparison)]
+    out = {}
+    for key in keys:
+        r, a, d, p = (part[key] for part in parts)
+        block = decisions_sidecar(
+            frontier=r.get("frontier"),
+            routing=r.get("routing"),
+            alerts=a.get("alerts"),
+            adjusted=d.get("adjusted"),
+            pairing_comparison=p.get("pairingComparison"),
+            harness=r.get("harness"),
+        )
+        found = [w for v in (r, a, d, p) for w in _records(DataWarning, v.get("warningRecords"))]
+        out[key] = (block, found)
+    return out
 
 
 def _records(kind: type[DataWarning] | type[SourceStat], values: Any) -> list[Any]:

@@ -1,7 +1,8 @@
 """The full sidecar of a window in its key order.
 
 Pure (no Dagster). ``scoring/scorecard.py`` builds the reference part; this module adds our parts
-(pairings, sources, structured warnings) in the order of ``keys.py``; ``model.py`` validates it.
+(pairings, sources, structured warnings, the decisions block) in the order of ``keys.py``;
+``model.py`` validates it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ def assemble_sidecar(
     pairings: dict[str, Any] | None,
     warnings: list[DataWarning],
     sources: list[SourceStat],
+    decisions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The full sidecar: reference keys in order, then ours (docs/scoring.md "The sidecar")."""
     collapsed = collapse_warnings(warnings)
@@ -28,4 +30,5 @@ def assemble_sidecar(
     out["pairings"] = pairings or {"fleet": None, "imported": None}
     out["sources"] = [s.model_dump() for s in sources]
     out["warningRecords"] = [w.model_dump() for w in collapsed]
+    out["decisions"] = decisions  # report/decisions.py decisions_sidecar; None when not computed
     return out

@@ -30,7 +30,16 @@ REFERENCE_KEYS: tuple[str, ...] = (
 # Ours that the scoring module fills (scoring/scorecard.py build_scorecard).
 OUR_SCORING_KEYS: tuple[str, ...] = ("windowMode", "baselineWindowEnd", "drops", "riskClasses")
 # Ours that the report asset adds when it assembles the sidecar (assembly.py assemble_sidecar).
-OUR_REPORT_KEYS: tuple[str, ...] = ("pairings", "sources", "warningRecords")
+OUR_REPORT_KEYS: tuple[str, ...] = ("pairings", "sources", "warningRecords", "decisions")
+# The ``decisions`` block (docs/decisions.md "What the report shows"), as report/decisions.py writes it.
+DECISIONS_KEYS: tuple[str, ...] = (
+    "frontier",
+    "routing",
+    "alerts",
+    "adjusted",
+    "pairingComparison",
+    "harness",
+)
 OUR_KEYS: tuple[str, ...] = OUR_SCORING_KEYS + OUR_REPORT_KEYS
 # What build_scorecard returns, in order.
 SCORECARD_KEYS: tuple[str, ...] = REFERENCE_KEYS + OUR_SCORING_KEYS

@@ -43,7 +43,9 @@ from scorecard_assets.js_numbers import js_number
 from scorecard_assets.pairings.constants import AXES, TIER_NAMES
 from scorecard_assets.records import DataWarning, SourceStat
 from scorecard_assets.scoring.scorecard import DROP_THRESHOLD
+from scorecard_assets.scoring.sidecar.decisions import Decisions
 from scorecard_assets.scoring.sidecar.keys import (
+    DECISIONS_KEYS,
     DROP_KEYS,
     GROUP_KEYS,
     LATER_ROLLUP_KEYS,
@@ -298,6 +300,7 @@ class Sidecar(ReferenceSidecar):
     pairings: Pairings
     sources: list[SourceStat]
     warningRecords: list[DataWarning]
+    decisions: Decisions | None  # decisions.py: routing advice, alerts, adjusted effects, comparisons
 
 
 def validate_sidecar(d: dict) -> Sidecar:
@@ -395,6 +398,8 @@ def _our_sections_order(d: dict) -> list[str]:
         for origin in PAIRING_POOLS:
             if isinstance(pairings.get(origin), dict):
                 problems += _pool_order(f"pairings.{origin}", pairings[origin])
+    if isinstance(d.get("decisions"), dict):
+        problems += _order_problems("decisions", d["decisions"], DECISIONS_KEYS, DECISIONS_KEYS)
     return problems
 
 

@@ -13,6 +13,7 @@ MODULES = (
     "scorecard_assets.decisions.alerts",
     "scorecard_assets.decisions.adjusted",
     "scorecard_assets.decisions.pairing_compare",
+    "scorecard_assets.decisions.harness",
     "scorecard_assets.decisions.warnings",
     "scorecard_assets.report.decisions",
 )
@@ -32,5 +33,10 @@ def test_the_warning_codes_are_shaped_like_the_catalogue() -> None:
     from scorecard_assets.decisions.warnings import DECISION_WARNING_CODES
     from scorecard_assets.records import WARNING_CODES, WarningCode
 
-    assert not set(DECISION_WARNING_CODES) & set(WARNING_CODES)
+    assert set(DECISION_WARNING_CODES) <= set(WARNING_CODES)
+    assert {a for spec in DECISION_WARNING_CODES.values() for a in spec.assets} == {
+        "change_alerts",
+        "routing_advice",
+        "adjusted_effects",
+    }
     assert all(isinstance(spec, WarningCode) and spec.assets for spec in DECISION_WARNING_CODES.values())

@@ -260,6 +260,12 @@ def test_scorecard_satisfies_the_report_sidecar_contract() -> None:
         issue_run(3, "glm-5.3", CURRENT, log_cost_usd=1.0, log_cost_estimated=True),
         issue_run(4, "<unknown>", CURRENT, work_dispatches=[dispatch("2026-11-17T00:00Z", "mid", "claude")]),
     )  # fmt: skip
-    # the report asset appends these three keys
-    full = {**card, "pairings": {"fleet": None, "imported": None}, "sources": [], "warningRecords": []}
+    # the report asset appends these four keys
+    full = {
+        **card,
+        "pairings": {"fleet": None, "imported": None},
+        "sources": [],
+        "warningRecords": [],
+        "decisions": None,
+    }
     assert sidecar_problems(full) == []
