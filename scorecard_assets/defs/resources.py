@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 from pydantic import Field
@@ -128,7 +128,7 @@ class GitHubResource(dg.ConfigurableResource):
         naming the variable. ``extra["sync"]`` holds each repo's ``SyncReport`` as a dict.
         """
         from scorecard_assets.github.cache import TrailCache
-        from scorecard_assets.github.client import make_github, resolve_token
+        from scorecard_assets.github.client import resolve_token
         from scorecard_assets.github.sync import (
             SyncOptions,
             build_trail_result,
@@ -147,6 +147,13 @@ class GitHubResource(dg.ConfigurableResource):
                 return build_trail_result(cache, cfg.repo_names, reports)
         finally:
             gh.close()
+
+
+def make_github(*args: Any, **kwargs: Any) -> Any:
+    """``github.client.make_github``, imported on first use (PyGithub costs start-up time)."""
+    from scorecard_assets.github.client import make_github as make
+
+    return make(*args, **kwargs)
 
 
 @dg.definitions
