@@ -31,11 +31,13 @@ from typing import Any
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from scorecard_assets.config import ScorecardConfig
-from scorecard_assets.records import TableResult
+from scorecard_assets.records import DataWarning, TableResult
 from scorecard_assets.storage import fingerprints
 from scorecard_assets.storage.codec import frame_to_arrow
+from scorecard_assets.transform.trail_runs import trail_runs_by_issue, trail_runs_warnings
 
 BUILT_FROM = "built_from"
 # bumped when the meaning of a built_from record changes (an old record then never matches)
@@ -166,27 +168,148 @@ def input_book(paths: Iterable[Path], previous: Mapping[str, Any] | None) -> fin
 
 
 # ---------------------------------------------------------------------------------------------
-# per-issue merge
+# trail_runs, issue by issue (docs/incremental.md "Recomputing changed issues")
+
+ISSUE_STATE_FILE = "issues.parquet"
+TOKEN_KEY = "incremental_token"
+RUN_ORDER = ["repo", "issue", "run_order"]
+_HASH_KEYS = ("scorecard-issue-0", "scorecard-issue-1")
 
 
-ISSUE_KEY = ("repo", "issue")
+def issue_digests(comments: pd.DataFrame) -> pd.DataFrame:
+    """One row per (repo, issue) of ``comments``: two 64-bit digests of its comment rows (every
+    column) and their count. Rows are hashed one by one and summed, so the digest does not depend on
+    the order rows arrive in (the build sorts them by content anyway)."""
+    if not len(comments):
+        return pd.DataFrame({"repo": pd.Series(dtype=object), "issue": pd.Series(dtype="int64"),
+                             "d0": pd.Series(dtype="uint64"), "d1": pd.Series(dtype="uint64"),
+                             "n": pd.Series(dtype="int64")})  # fmt: skip
+    cols = sorted(comments.columns)
+    keyed = pd.DataFrame(
+        {"repo": comments["repo"].astype(object).to_numpy(), "issue": comments["issue"].to_numpy()}
+    )
+    for i, key in enumerate(_HASH_KEYS):
+        keyed[f"d{i}"] = pd.util.hash_pandas_object(
+            comments[cols], index=False, hash_key=key.ljust(16)[:16]
+        ).to_numpy()
+    grouped = keyed.groupby(["repo", "issue"], sort=True)
+    out = grouped[["d0", "d1"]].sum()
+    out["n"] = grouped.size()
+    return out.reset_index().astype({"issue": "int64", "d0": "uint64", "d1": "uint64", "n": "int64"})
 
 
-def issue_keys(frame: pd.DataFrame) -> pd.MultiIndex:
-    """The (repo, issue) pairs of ``frame``'s rows, as an index (one entry per row)."""
-    return pd.MultiIndex.from_arrays([frame["repo"].astype(object), frame["issue"].astype("int64")])
+def changed_issues(before: pd.DataFrame | None, now: pd.DataFrame) -> pd.DataFrame | None:
+    """The (repo, issue) pairs of ``now`` that are new or whose comments differ from ``before``;
+    None when a full refresh is needed (no previous digests, or an issue's comments disappeared)."""
+    if before is None:
+        return None
+    merged = now.merge(before, on=["repo", "issue"], how="outer", suffixes=("", "_before"), indicator=True)
+    if (merged["_merge"] == "right_only").any():
+        return None  # comments of an issue were deleted: rebuild everything
+    both = merged["_merge"] == "both"
+    same = both & (merged["d0"] == merged["d0_before"]) & (merged["d1"] == merged["d1_before"])
+    same &= merged["n"] == merged["n_before"]
+    return merged.loc[~same, ["repo", "issue"]].reset_index(drop=True)
 
 
-def merge_issue_rows(
-    stored: pd.DataFrame, fresh: pd.DataFrame, changed: pd.MultiIndex, order: list[str]
-) -> pd.DataFrame:
-    """``stored`` without the rows of the ``changed`` issues, plus ``fresh`` (the recomputed rows of
-    exactly those issues), in the stable ``order`` a from-scratch build produces; dtypes of
-    ``stored`` are kept (an empty side takes the other's)."""
-    keep = stored[~issue_keys(stored).isin(changed)] if len(stored) else stored
-    parts = [f for f in (keep, fresh) if len(f)]
-    if not parts:
-        return stored.iloc[0:0]
-    merged = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
-    merged = merged.sort_values(order, kind="stable").reset_index(drop=True)
-    return merged.astype(stored.dtypes.to_dict()) if len(stored.columns) == len(merged.columns) else merged
+def save_issue_state(path: Path, digests: pd.DataFrame, warnings: dict[tuple[str, int], list[DataWarning]],
+                     token: str) -> None:  # fmt: skip
+    """Write the per-issue digests and per-trail warnings (JSON text) with ``token`` (temp + rename)."""
+    keys = list(zip(digests["repo"].tolist(), digests["issue"].tolist(), strict=True))
+    texts = [
+        orjson.dumps([w.model_dump(mode="json") for w in warnings[k]]).decode() if k in warnings else None
+        for k in keys
+    ]
+    table = pa.table(
+        {
+            "repo": pa.array(digests["repo"].tolist(), pa.string()),
+            "issue": pa.array(digests["issue"].tolist(), pa.int64()),
+            "d0": pa.array(digests["d0"].to_numpy(), pa.uint64()),
+            "d1": pa.array(digests["d1"].to_numpy(), pa.uint64()),
+            "n": pa.array(digests["n"].tolist(), pa.int64()),
+            "warnings": pa.array(texts, pa.string()),
+        }
+    ).replace_schema_metadata({TOKEN_KEY: token, "rule": str(RULE_VERSION)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    tmp.replace(path)
+
+
+def load_issue_state(
+    path: Path, token: str | None
+) -> tuple[pd.DataFrame, dict[tuple[str, int], list[DataWarning]]] | None:
+    """The state :func:`save_issue_state` wrote, when it carries ``token`` (else None: it belongs to
+    another stored value, and the caller rebuilds everything)."""
+    if token is None or not path.is_file():
+        return None
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowInvalid):
+        return None
+    meta = table.schema.metadata or {}
+    if meta.get(TOKEN_KEY.encode()) != token.encode() or meta.get(b"rule") != str(RULE_VERSION).encode():
+        return None
+    repos = table.column("repo").to_pylist()
+    issues = table.column("issue").to_pylist()
+    texts = table.column("warnings").to_pylist()
+    warnings = {
+        (r, i): [DataWarning.model_validate(w) for w in orjson.loads(t)]
+        for r, i, t in zip(repos, issues, texts, strict=True)
+        if t is not None
+    }
+    digests = pd.DataFrame(
+        {
+            "repo": pd.Series(repos, dtype=object),
+            "issue": pd.Series(issues, dtype="int64"),
+            "d0": table.column("d0").to_numpy().astype("uint64"),
+            "d1": table.column("d1").to_numpy().astype("uint64"),
+            "n": pd.Series(table.column("n").to_pylist(), dtype="int64"),
+        }
+    )
+    return digests, warnings
+
+
+def _rows_of(frame: pd.DataFrame, keys: pd.DataFrame) -> pd.Series:
+    """A boolean mask of ``frame``'s rows whose (repo, issue) is in ``keys``."""
+    if not len(frame) or not len(keys):
+        return pd.Series(False, index=frame.index)
+    wanted = pd.MultiIndex.from_frame(keys[["repo", "issue"]].astype({"repo": object, "issue": "int64"}))
+    have = pd.MultiIndex.from_arrays([frame["repo"].astype(object), frame["issue"].astype("int64")])
+    return pd.Series(have.isin(wanted), index=frame.index)
+
+
+def refresh_trail_runs(
+    comments: pd.DataFrame,
+    stored: pd.DataFrame | None,
+    state: tuple[pd.DataFrame, dict[tuple[str, int], list[DataWarning]]] | None,
+) -> tuple[TableResult, pd.DataFrame, dict[tuple[str, int], list[DataWarning]], int | None]:
+    """``trail_runs`` for ``comments``: recomputed only for the issues whose comments changed since
+    ``state`` (the digests and per-trail warnings of the ``stored`` rows), everything when there is
+    no usable state. Returns the result (equal to ``build_trail_runs(comments)``), the new digests
+    and per-issue warnings, and how many issues were recomputed (None = all)."""
+    digests = issue_digests(comments)
+    changed = changed_issues(state[0], digests) if state is not None and stored is not None else None
+    if changed is None:
+        frame, per_issue = trail_runs_by_issue(comments)
+        recomputed = None
+    else:
+        fresh, fresh_warnings = trail_runs_by_issue(comments[_rows_of(comments, changed).to_numpy()])
+        assert state is not None and stored is not None
+        keep = stored[~_rows_of(stored, changed).to_numpy()]
+        parts = [f for f in (keep, fresh) if len(f)]
+        frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else fresh)
+        frame = frame.sort_values(RUN_ORDER, kind="stable").reset_index(drop=True)
+        if len(keep) and len(fresh):
+            frame = frame.astype(keep.dtypes.to_dict())
+        changed_keys = set(zip(changed["repo"].tolist(), changed["issue"].tolist(), strict=True))
+        per_issue = {k: v for k, v in state[1].items() if k not in changed_keys}
+        per_issue.update(fresh_warnings)
+        recomputed = len(changed_keys)
+    milestones = int(frame["milestone_count"].sum()) if len(frame) else 0
+    result = TableResult(
+        frame=frame,
+        warnings=trail_runs_warnings(frame, per_issue),
+        extra={"milestones": milestones, "runs": len(frame)},
+    )
+    return result, digests, per_issue, recomputed

@@ -29,7 +29,7 @@ TABLES = [
     "run_table",
     "cycles",
 ]
-DERIVED_EXTRAS = {"built_from", "reads", "cache_problem"}
+DERIVED_EXTRAS = {"built_from", "reads", "cache_problem", "incremental_token", "issues_recomputed"}
 
 
 def _fleet_copy(folder: Path) -> Path:
@@ -118,12 +118,33 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
         p for p in Path(cfg["github"]["recorded_dir"]).glob("*/*") if (p / "comments.json").is_file()
     )
     comments = orjson.loads((repo_dir / "comments.json").read_bytes())
-    comments[0]["body"] = str(comments[0]["body"]) + "\nedited"
+    edited = next(c for c in comments if str(c.get("body", "")).startswith("<!-- runstate:v1 -->"))
+    edited["body"] = str(edited["body"]) + "\nedited"
     (repo_dir / "comments.json").write_bytes(orjson.dumps(comments))
 
     third = _materialize(root, config)
     assert "run_telemetry" not in _unchanged(third) and "trail_comments" not in _unchanged(third)
     assert {"dispatch_events", "agent_log_usage"} <= _unchanged(third)
+    assert _metadata(third, "trail_runs")["issues_recomputed"] == 1, "only the edited issue"
     scratch = tmp_path / "scratch"
     _materialize(scratch, config)
     _assert_same(root, scratch)
+
+    # a truncated runs.jsonl (rotation) is read again whole
+    host_runs = next(Path(h["dossier_home"]) / "runs.jsonl" for h in cfg["hosts"]
+                     if (Path(h["dossier_home"]) / "runs.jsonl").is_file())  # fmt: skip
+    lines = host_runs.read_bytes().splitlines(keepends=True)
+    host_runs.write_bytes(b"".join(lines[: len(lines) // 2]))
+    fourth = _materialize(root, config)
+    assert "run_telemetry" not in _unchanged(fourth)
+    assert {"trail_comments", "trail_runs"} <= _unchanged(fourth)
+    shutil.rmtree(scratch)
+    _materialize(scratch, config)
+    _assert_same(root, scratch)
+
+
+def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object]:
+    event = next(
+        e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == asset
+    )
+    return {k: v.value for k, v in event.materialization.metadata.items()}

@@ -1,5 +1,6 @@
 """Group ``transform``: runs from trails, the joined run table, Pragmatikos cycles."""
 
+import secrets
 from datetime import timedelta
 
 import dagster as dg
@@ -15,7 +16,7 @@ from scorecard_assets.defs.incremental import (
     refresh,
     versions,
 )
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import TableResult, forward_lineage
 from scorecard_assets.schemas import CYCLES
@@ -23,9 +24,9 @@ from scorecard_assets.storage.tables import StoredTable
 from scorecard_assets.transform import incremental
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
-from scorecard_assets.transform.trail_runs import build_trail_runs
 
 GROUP = "transform"
+TRAIL_RUNS_STATE = "trail-runs"
 
 
 def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
@@ -37,20 +38,54 @@ def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
 
 @dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
 def trail_runs(
-    context: dg.AssetExecutionContext, io_manager: StoredValues, trail_comments: StoredTable
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    state: StateStoreResource,
+    trail_comments: StoredTable,
 ) -> dg.Output[TableResult]:
     """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
-    start and end, classifier-only flag, risk class, model per phase, review counters."""
+    start and end, classifier-only flag, risk class, model per phase, review counters.
+
+    Recomputed only for the issues whose comments changed (docs/incremental.md "Recomputing changed
+    issues"); nothing at all when ``trail_comments`` is the version it was built from."""
+    previous = previous_value(io_manager, context)
     record = incremental.built_from(
         "trail_runs", code_version("trail_runs"), versions=versions(trail_comments=trail_comments)
     )
+    same_rule = previous is not None and _same_code(previous_record(previous), record)
+
+    def compute() -> TableResult:
+        token = secrets.token_hex(8)
+        with state.store().workspace(TRAIL_RUNS_STATE) as folder:
+            path = folder / incremental.ISSUE_STATE_FILE
+            stored_token = previous.extra.get(incremental.TOKEN_KEY) if same_rule and previous else None
+            issue_state = incremental.load_issue_state(path, stored_token)
+            stored = previous.frame if issue_state is not None and previous is not None else None
+            result, digests, per_issue, recomputed = incremental.refresh_trail_runs(
+                trail_comments.frame, stored, issue_state
+            )
+            incremental.save_issue_state(path, digests, per_issue, token)
+        context.log.info(
+            "trail_runs: "
+            + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
+        )
+        result.extra[incremental.TOKEN_KEY] = token
+        result.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
+        return forward_lineage(result, trail_comments)
+
     return refresh(
         context,
-        previous_value(io_manager, context),
+        previous,
         record,
-        lambda: forward_lineage(build_trail_runs(trail_comments.frame), trail_comments),
+        compute,
         ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
+        lambda r: {"issues_recomputed": int(r.extra["issues_recomputed"])},
     )
+
+
+def _same_code(before: dict | None, now: dict) -> bool:
+    """The stored value was built by this code (rule and code version), whatever its inputs."""
+    return before is not None and all(before.get(k) == now.get(k) for k in ("rule", "asset", "code"))
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
