@@ -250,23 +250,26 @@ def load_issue_state(
     meta = table.schema.metadata or {}
     if meta.get(TOKEN_KEY.encode()) != token.encode() or meta.get(b"rule") != str(RULE_VERSION).encode():
         return None
-    repos = table.column("repo").to_pylist()
-    issues = table.column("issue").to_pylist()
-    texts = table.column("warnings").to_pylist()
-    warnings = {
-        (r, i): [DataWarning.model_validate(w) for w in orjson.loads(t)]
-        for r, i, t in zip(repos, issues, texts, strict=True)
-        if t is not None
-    }
-    digests = pd.DataFrame(
-        {
-            "repo": pd.Series(repos, dtype=object),
-            "issue": pd.Series(issues, dtype="int64"),
-            "d0": table.column("d0").to_numpy().astype("uint64"),
-            "d1": table.column("d1").to_numpy().astype("uint64"),
-            "n": pd.Series(table.column("n").to_pylist(), dtype="int64"),
+    try:
+        repos = table.column("repo").to_pylist()
+        issues = table.column("issue").to_pylist()
+        texts = table.column("warnings").to_pylist()
+        warnings = {
+            (r, i): [DataWarning.model_validate(w) for w in orjson.loads(t)]
+            for r, i, t in zip(repos, issues, texts, strict=True)
+            if t is not None
         }
-    )
+        digests = pd.DataFrame(
+            {
+                "repo": pd.Series(repos, dtype=object),
+                "issue": pd.Series(issues, dtype="int64"),
+                "d0": table.column("d0").to_numpy().astype("uint64"),
+                "d1": table.column("d1").to_numpy().astype("uint64"),
+                "n": pd.Series(table.column("n").to_pylist(), dtype="int64"),
+            }
+        )
+    except (KeyError, TypeError, ValueError):  # a file of the right token but another shape
+        return None
     return digests, warnings
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH, ScorecardConfig, load_config
 from scorecard_assets.records import TableResult
@@ -158,3 +160,12 @@ def test_a_result_digest_ignores_read_counters_only() -> None:
         TableResult(frame=frame.copy(), extra={"reads": {"unchanged": 2}, "rows": 2}), ignore_extra=["reads"]
     )
     assert incremental.result_digest(one) != incremental.result_digest(TableResult(frame=frame.iloc[::-1]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2048))
+def test_any_damaged_state_file_means_a_full_rebuild(tmp_path: Path, data: bytes) -> None:
+    """The state file is read back from a store; whatever bytes it holds, it is used or refused whole."""
+    path = tmp_path / incremental.ISSUE_STATE_FILE
+    path.write_bytes(data)
+    assert incremental.load_issue_state(path, "token-1") is None
