@@ -16,7 +16,7 @@ see an unchanged input) exactly when its ``built_from`` equals the current one. 
 computed as a from-scratch build computes it, so its value is the from-scratch value.
 
 Also here: which files each ingest reader reads (the paths that are fingerprinted) and the
-per-issue merge of run rows (:func:`merge_issue_rows`).
+issue-by-issue refresh of ``trail_runs`` (:func:`refresh_trail_runs`).
 
 Pure module: no Dagster.
 """
