@@ -80,6 +80,11 @@ class TableIOManager(dg.ConfigurableIOManager):
     def root(self) -> UPath:
         return io_location(self.url) if self.url else io_location()
 
+    def stored(self, asset_key: dg.AssetKey, partition_key: str | None = None) -> StoredTable | None:
+        """The table stored for ``asset_key`` (one partition of it), or None: what an incremental
+        asset compares its inputs with (docs/incremental.md "When a stored value is reused")."""
+        return open_table(value_directory(self.root(), asset_key, partition_key))
+
     def _directory(self, context: dg.OutputContext | dg.InputContext, partition: str | None) -> UPath:
         return value_directory(self.root(), context.asset_key, partition)
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from scorecard_assets.records import TableResult
 from scorecard_assets.sanitize import safe_cell
+from scorecard_assets.storage.tables import StoredTable
 
 PREVIEW_ROWS = 10
 
@@ -68,3 +69,16 @@ def table_output(
     """What a table-shaped asset returns: ``result`` with :func:`table_metadata` (then ``extra``'s
     entries). Its warning checks read ``result.warnings`` from the stored value (``checks.py``)."""
     return dg.Output(result, metadata={**table_metadata(result, preview_columns), **(extra or {})})
+
+
+def unchanged_output(previous: StoredTable, extra: dict[str, Any] | None = None) -> dg.Output[StoredTable]:
+    """What an asset returns when its stored value is still its answer: the handle of that value,
+    which the IO manager keeps as it is (no write, same version). Metadata from the manifest alone
+    (docs/incremental.md "When a stored value is reused")."""
+    meta: dict[str, Any] = {
+        "dagster/row_count": previous.num_rows,
+        "warnings": sum(w.count for w in previous.warnings),
+        "unchanged": True,
+        "preview": dg.MetadataValue.md(f"_unchanged: stored version {previous.version} kept_"),
+    }
+    return dg.Output(previous, metadata={**meta, **(extra or {})})

@@ -14,25 +14,21 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 from pydantic import Field
 
 from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
 from scorecard_assets.defs.io_manager import TableIOManager
-from scorecard_assets.github.cache import TrailCache
-from scorecard_assets.github.client import ClientSettings, make_github, resolve_token
-from scorecard_assets.github.sync import (
-    LogLike,
-    SyncOptions,
-    build_trail_result,
-    raise_if_all_failed,
-    sync_repos,
-)
 from scorecard_assets.records import TableResult
 from scorecard_assets.storage.reports import ReportStore
 from scorecard_assets.storage.settings import state_dir, state_location
 from scorecard_assets.storage.state import StateStore, state_store_at
+
+if TYPE_CHECKING:  # PyGithub is imported when a sync runs, not when the code location loads
+    from scorecard_assets.github.client import ClientSettings
+    from scorecard_assets.github.sync import LogLike
 
 __all__ = ["GitHubResource", "ReportStoreResource", "ScorecardResource", "StateStoreResource"]
 
@@ -105,6 +101,8 @@ class GitHubResource(dg.ConfigurableResource):
 
     def settings(self, cfg: ScorecardConfig) -> ClientSettings:
         """The effective client settings: these fields over the config's ``github`` section."""
+        from scorecard_assets.github.client import ClientSettings
+
         return ClientSettings.from_config(
             cfg.github,
             base_url=self.base_url,
@@ -129,6 +127,15 @@ class GitHubResource(dg.ConfigurableResource):
         repo fails, ``TrailSyncError`` is raised. A missing token raises ``MissingTokenError``
         naming the variable. ``extra["sync"]`` holds each repo's ``SyncReport`` as a dict.
         """
+        from scorecard_assets.github.cache import TrailCache
+        from scorecard_assets.github.client import resolve_token
+        from scorecard_assets.github.sync import (
+            SyncOptions,
+            build_trail_result,
+            raise_if_all_failed,
+            sync_repos,
+        )
+
         token = resolve_token(self.token_env or cfg.github.token_env)
         gh = make_github(self.settings(cfg), token)
         try:
@@ -140,6 +147,13 @@ class GitHubResource(dg.ConfigurableResource):
                 return build_trail_result(cache, cfg.repo_names, reports)
         finally:
             gh.close()
+
+
+def make_github(*args: Any, **kwargs: Any) -> Any:
+    """``github.client.make_github``, imported on first use (PyGithub costs start-up time)."""
+    from scorecard_assets.github.client import make_github as make
+
+    return make(*args, **kwargs)
 
 
 @dg.definitions

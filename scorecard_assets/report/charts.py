@@ -26,18 +26,16 @@ import math
 import textwrap
 import warnings
 from pathlib import Path
-from typing import Any
-
-import matplotlib as mpl
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
+from typing import TYPE_CHECKING, Any
 
 from scorecard_assets.report.formatters import as_number, dict_rows
 from scorecard_assets.report.label_layout import Box, place_labels
 from scorecard_assets.report.markdown import DELIVERY_CHART, PAIRING_CHART
 from scorecard_assets.sanitize import cap, scrub
+
+if TYPE_CHECKING:  # matplotlib is imported when a chart is drawn, not when the code location loads
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 Row = dict[str, Any]
 
@@ -78,6 +76,8 @@ _TIE_COLOUR = "#dd6b20"
 
 def chart_pngs(sidecar: dict) -> dict[str, bytes]:
     """The PNG bytes of every chart, keyed by file name (for ``publish_report``)."""
+    import matplotlib as mpl
+
     with mpl.rc_context(_RC), warnings.catch_warnings():
         # A model id may hold characters the font lacks; matplotlib warns and draws a box.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
@@ -107,6 +107,8 @@ def chart_markdown(pngs: dict[str, bytes]) -> str:
 
 
 def _png(fig: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
@@ -123,6 +125,8 @@ def _window_text(sidecar: dict) -> str:
 
 
 def _no_data_figure(size: tuple[float, float], title: str, reason: str) -> Figure:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=size, dpi=DPI)
     ax = fig.add_subplot()
     ax.set_axis_off()
@@ -135,6 +139,9 @@ def _no_data_figure(size: tuple[float, float], title: str, reason: str) -> Figur
 
 
 def delivery_vs_cost_figure(sidecar: dict) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     title = f"Delivery rate vs cost per delivered issue ({_window_text(sidecar)})"
     models = [r for r in dict_rows(sidecar.get("totals")) if (as_number(r.get("n")) or 0) > 0]
     plotted = [
@@ -168,6 +175,8 @@ def delivery_vs_cost_figure(sidecar: dict) -> Figure:
 def _scatter_models(ax: Axes, rows: list[Row]) -> list[str]:
     """Plot one point per model and label it beside its point where there is room; a point whose
     label cannot go anywhere free is numbered instead. Returns the numbered labels, in number order."""
+    from matplotlib.font_manager import FontProperties
+
     costs = [float(as_number(r["costPerDeliveredUsd"]) or 0.0) for r in rows]
     rates = [100.0 * float(as_number(r["deliveryRate"]) or 0.0) for r in rows]
     counts = [int(as_number(r.get("n")) or 0) for r in rows]
@@ -275,6 +284,8 @@ def _pairing_panels(sidecar: dict) -> list[tuple[str, list[Row]]]:
 
 
 def _pairing_scores_figure(sidecar: dict) -> Figure:
+    from matplotlib.figure import Figure
+
     title = f"Pairing scores with 90 % intervals ({_window_text(sidecar)})"
     panels = _pairing_panels(sidecar)
     if not any(groups for _, groups in panels):

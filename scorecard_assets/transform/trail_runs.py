@@ -723,3 +723,50 @@ def build_trail_runs(trail_comments: pd.DataFrame) -> TableResult:
         warnings=collapse_warnings(warnings),
         extra={"milestones": milestones, "runs": len(frame)},
     )
+
+
+# --------------------------------------------------------------------------------------------
+# per issue (the incremental refresh, docs/incremental.md "Recomputing changed issues")
+
+IssueKey = tuple[str, int]
+
+
+def trail_runs_by_issue(
+    trail_comments: pd.DataFrame,
+) -> tuple[pd.DataFrame, dict[IssueKey, list[DataWarning]]]:
+    """The rows :func:`build_trail_runs` gives for ``trail_comments`` and each issue's per-trail
+    warnings (uncollapsed, in the order the build makes them); the per-repo aggregates are left to
+    :func:`trail_runs_warnings`, which recounts them from rows."""
+    sink = _RowSink()
+    per_issue: dict[IssueKey, list[DataWarning]] = {}
+    if len(trail_comments):
+        for issue in _issues(_trail_order(trail_comments)):
+            if not issue.stones:
+                continue
+            w = _Warnings()
+            _issue_rows(issue, sink, w)
+            if w.per_trail:
+                per_issue[(issue.repo, issue.issue)] = w.per_trail
+    return sink.frame(), per_issue
+
+
+def trail_runs_warnings(
+    frame: pd.DataFrame, per_issue: dict[IssueKey, list[DataWarning]]
+) -> list[DataWarning]:
+    """The warnings :func:`build_trail_runs` gives for the trail whose rows are ``frame`` (in its
+    order) and whose issues' per-trail warnings are ``per_issue``."""
+    warnings: list[DataWarning] = []
+    if not len(frame):
+        return warnings
+    keys = frame[["repo", "issue"]].drop_duplicates()
+    repos = keys["repo"].tolist()
+    issues = keys["issue"].tolist()
+    by_repo: dict[str, list[DataWarning]] = {}
+    for repo, number in zip(repos, issues, strict=True):
+        by_repo.setdefault(repo, []).extend(per_issue.get((repo, int(number)), []))
+    repo_col = frame["repo"]
+    for repo, per_trail in by_repo.items():
+        agg = _aggregates_of(frame[repo_col == repo])
+        agg.per_trail = per_trail
+        warnings.extend(_repo_warnings(repo, agg))
+    return collapse_warnings(warnings)

@@ -6,13 +6,25 @@ from its real annotation.
 
 import dagster as dg
 
-from scorecard_assets.defs.metadata import table_output
+from scorecard_assets.defs.incremental import (
+    TABLE_VALUE,
+    StoredValues,
+    code_version,
+    previous_record,
+    previous_value,
+    refresh,
+)
+from scorecard_assets.defs.metadata import table_output, unchanged_output
 from scorecard_assets.defs.resources import GitHubResource, ScorecardResource, StateStoreResource
 from scorecard_assets.records import TableResult
 from scorecard_assets.sources.agent_logs import read_agent_logs
 from scorecard_assets.sources.events import read_dispatch_events
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
+from scorecard_assets.sources.slugs import sanitize_slug
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
+from scorecard_assets.storage.fingerprints import with_content_hashes
+from scorecard_assets.storage.tables import StoredTable
+from scorecard_assets.transform import incremental
 
 GROUP = "ingest"
 # Steps that write shared state run one at a time across runs (instance pools, docs/dagster.md "Pools").
@@ -28,13 +40,10 @@ class TrailSyncConfig(dg.Config):
     """Re-read every issue and comment (drops comments deleted on GitHub); also settable in the config."""
 
 
-@dg.asset(
-    group_name=GROUP,
-    kinds={"github", "pandas"},
-    pool=GITHUB_POOL,
-)
+@dg.asset(group_name=GROUP, kinds={"github", "pandas"}, pool=GITHUB_POOL, dagster_type=TABLE_VALUE)
 def trail_comments(
     context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
     config: TrailSyncConfig,
     scorecard: ScorecardResource,
     github: GitHubResource,
@@ -46,53 +55,118 @@ def trail_comments(
     into a SQLite cache kept in the state store (`github.source: api`); both give identical rows.
     """
     cfg = scorecard.load()
+    previous = previous_value(io_manager, context)
+    preview = ["repo", "issue", "comment_id", "created_at", "author", "body"]
+    full_refresh = config.full_refresh or cfg.github.full_refresh
     if cfg.github.source == "recorded":
-        result = read_recorded_trails(cfg)
-    else:
-        with state.store().workspace(GITHUB_STATE) as folder:
-            result = github.fetch_trails(
-                cfg,
-                folder / GITHUB_CACHE_FILE,
-                full_refresh=config.full_refresh or cfg.github.full_refresh,
-                log=context.log,
-            )
-    return table_output(result, ["repo", "issue", "comment_id", "created_at", "author", "body"])
+        # parsed only when a file of the export changed (docs/incremental.md "What is remembered")
+        before = previous_record(previous)
+        book = incremental.input_book(incremental.trail_export_paths(cfg), before)
+        record = incremental.built_from(
+            "trail_comments",
+            code_version("trail_comments"),
+            config={**incremental.reader_config(cfg, repos=True), "recorded_dir": cfg.github.recorded_dir},
+            inputs=book,
+        )
+        if not incremental.still_current(before, record):
+            record["inputs"] = with_content_hashes(book)
+        return refresh(context, previous, record, lambda: read_recorded_trails(cfg), preview)
+    with state.store().workspace(GITHUB_STATE) as folder:
+        result = github.fetch_trails(
+            cfg, folder / GITHUB_CACHE_FILE, full_refresh=full_refresh, log=context.log
+        )
+    return _kept_if_same(context, previous, "trail_comments", result, preview)
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def run_telemetry(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def run_telemetry(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
     cfg = scorecard.load()
-    result = read_run_telemetry(list(cfg.hosts))
-    return table_output(
-        result,
+    previous = previous_value(io_manager, context)
+    record = incremental.built_from(
+        "run_telemetry",
+        code_version("run_telemetry"),
+        config=incremental.reader_config(cfg, hosts=True),
+        inputs=incremental.input_book(incremental.telemetry_paths(cfg), previous_record(previous)),
+    )
+    return refresh(
+        context,
+        previous,
+        record,
+        lambda: read_run_telemetry(list(cfg.hosts)),
         ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def dispatch_events(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def dispatch_events(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
     cfg = scorecard.load()
-    result = read_dispatch_events(cfg)
-    return table_output(
-        result,
+    previous = previous_value(io_manager, context)
+    record = incremental.built_from(
+        "dispatch_events",
+        code_version("dispatch_events"),
+        config=incremental.reader_config(cfg, hosts=True, repos=True),
+        inputs=incremental.input_book(
+            incremental.journal_paths(cfg, sanitize_slug), previous_record(previous)
+        ),
+    )
+    return refresh(
+        context,
+        previous,
+        record,
+        lambda: read_dispatch_events(cfg),
         ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=AGENT_LOG_POOL)
-def agent_log_usage(scorecard: ScorecardResource, state: StateStoreResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=AGENT_LOG_POOL, dagster_type=TABLE_VALUE)
+def agent_log_usage(
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
+) -> dg.Output[TableResult]:
     """One row per dispatch slice of every agent log (Claude Code, opencode, Codex), read incrementally."""
     cfg = scorecard.load()
+    previous = previous_value(io_manager, context)
     with state.store().workspace(AGENT_LOG_STATE) as folder:
         result = read_agent_logs(cfg, folder)
     reads = result.extra.get("reads") or {}
     extra: dict[str, object] = {f"files_{k}": v for k, v in reads.items() if isinstance(v, int)}
     if result.extra.get("cache_problem"):
         extra["cache_problem"] = str(result.extra["cache_problem"])
-    return table_output(
+    return _kept_if_same(
+        context,
+        previous,
+        "agent_log_usage",
         result,
         ["host", "repo", "issue", "slice_index", "agent_cli", "models", "cost_usd", "edit_calls"],
         extra,
+        volatile=("reads", "cache_problem"),
     )
+
+
+def _kept_if_same(
+    context: dg.AssetExecutionContext,
+    previous: StoredTable | None,
+    asset: str,
+    result: TableResult,
+    preview: list[str],
+    extra: dict[str, object] | None = None,
+    volatile: tuple[str, ...] = (),
+) -> dg.Output[TableResult]:
+    """For readers with their own incremental cache (agent logs, the GitHub sync): the stored value
+    when the freshly built one has the same content (so its version, and everything downstream,
+    stays as it is), else the new value (docs/incremental.md "When a stored value is reused")."""
+    record = incremental.built_from(
+        asset, code_version(asset), content=incremental.result_digest(result, ignore_extra=volatile)
+    )
+    if previous is not None and incremental.still_current(previous_record(previous), record):
+        return unchanged_output(previous, extra)
+    result.extra[incremental.BUILT_FROM] = record
+    return table_output(result, preview, extra)

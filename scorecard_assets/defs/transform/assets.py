@@ -1,23 +1,33 @@
 """Group ``transform``: runs from trails, the joined run table, Pragmatikos cycles."""
 
+import secrets
 from datetime import timedelta
 
 import dagster as dg
 import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
-from scorecard_assets.defs.metadata import table_output
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.incremental import (
+    TABLE_VALUE,
+    StoredValues,
+    code_version,
+    previous_record,
+    previous_value,
+    refresh,
+    versions,
+)
+from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import TableResult, forward_lineage
 from scorecard_assets.schemas import CYCLES
 from scorecard_assets.sources.events import UNVERIFIED_EXITS_EXTRA
 from scorecard_assets.storage.tables import StoredTable
+from scorecard_assets.transform import incremental
 from scorecard_assets.transform.cycles import fleet_cycles
 from scorecard_assets.transform.join import build_run_table
-from scorecard_assets.transform.trail_runs import build_trail_runs
 
 GROUP = "transform"
+TRAIL_RUNS_STATE = "trail-runs"
 
 
 def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
@@ -27,19 +37,62 @@ def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
     return pd.Timestamp.now(tz="UTC")
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def trail_runs(trail_comments: StoredTable) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def trail_runs(
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    state: StateStoreResource,
+    trail_comments: StoredTable,
+) -> dg.Output[TableResult]:
     """One row per run (repo, issue, run id): milestones and spans, phase seconds, delivered / blocked,
-    start and end, classifier-only flag, risk class, model per phase, review counters."""
-    result = forward_lineage(build_trail_runs(trail_comments.frame), trail_comments)
-    return table_output(
-        result,
+    start and end, classifier-only flag, risk class, model per phase, review counters.
+
+    Recomputed only for the issues whose comments changed (docs/incremental.md "Recomputing changed
+    issues"); nothing at all when ``trail_comments`` is the version it was built from."""
+    previous = previous_value(io_manager, context)
+    record = incremental.built_from(
+        "trail_runs", code_version("trail_runs"), versions=versions(trail_comments=trail_comments)
+    )
+    same_rule = previous is not None and _same_code(previous_record(previous), record)
+
+    def compute() -> TableResult:
+        token = secrets.token_hex(8)
+        with state.store().workspace(TRAIL_RUNS_STATE) as folder:
+            path = folder / incremental.ISSUE_STATE_FILE
+            stored_token = previous.extra.get(incremental.TOKEN_KEY) if same_rule and previous else None
+            issue_state = incremental.load_issue_state(path, stored_token)
+            stored = previous.frame if issue_state is not None and previous is not None else None
+            result, digests, per_issue, recomputed = incremental.refresh_trail_runs(
+                trail_comments.frame, stored, issue_state
+            )
+            incremental.save_issue_state(path, digests, per_issue, token)
+        context.log.info(
+            "trail_runs: "
+            + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
+        )
+        result.extra[incremental.TOKEN_KEY] = token
+        result.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
+        return forward_lineage(result, trail_comments)
+
+    return refresh(
+        context,
+        previous,
+        record,
+        compute,
         ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
+        lambda r: {"issues_recomputed": int(r.extra["issues_recomputed"])},
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
+def _same_code(before: dict | None, now: dict) -> bool:
+    """The stored value was built by this code (rule and code version), whatever its inputs."""
+    return before is not None and all(before.get(k) == now.get(k) for k in ("rule", "asset", "code"))
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
 def run_table(
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
     scorecard: ScorecardResource,
     trail_runs: StoredTable,
     run_telemetry: StoredTable,
@@ -49,41 +102,82 @@ def run_table(
     """The join: one row per run with canonical model and gateway, tier, agent CLI, merged cost and its
     source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
     cfg = scorecard.load()
-    joined = build_run_table(
-        trail_runs.frame,
-        run_telemetry.frame,
-        dispatch_events.frame,
-        agent_log_usage.frame,
-        cfg,
-        unverified_exit_events=dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
-    )
-    result = forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
-    df = result.frame
-    counts = {
-        "issues": int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0,
-        "runs_with_cost": int(df["cost_usd"].notna().sum()) if len(df) else 0,
+    inputs = {
+        "trail_runs": trail_runs,
+        "run_telemetry": run_telemetry,
+        "dispatch_events": dispatch_events,
+        "agent_log_usage": agent_log_usage,
     }
-    return table_output(
-        result,
+    record = incremental.built_from(
+        "run_table",
+        code_version("run_table"),
+        versions=versions(**inputs),
+        config=incremental.config_digest(cfg),
+    )
+
+    def compute() -> TableResult:
+        joined = build_run_table(
+            trail_runs.frame,
+            run_telemetry.frame,
+            dispatch_events.frame,
+            agent_log_usage.frame,
+            cfg,
+            unverified_exit_events=dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
+        )
+        return forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
+
+    def counts(result: TableResult) -> dict[str, int]:
+        df = result.frame
+        return {
+            "issues": int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0,
+            "runs_with_cost": int(df["cost_usd"].notna().sum()) if len(df) else 0,
+        }
+
+    return refresh(
+        context,
+        previous_value(io_manager, context),
+        record,
+        compute,
         ["repo", "issue", "run_id", "model", "provider", "tier", "delivered", "cost_usd", "cost_source"],
         counts,
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def cycles(scorecard: ScorecardResource, run_table: StoredTable) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def cycles(
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    scorecard: ScorecardResource,
+    run_table: StoredTable,
+) -> dg.Output[TableResult]:
     """Pragmatikos cycle rows (the 25 pooled fields): one per non-classifier fleet run, plus imported
     session cycles tagged with their origin."""
     cfg = scorecard.load()
-    fleet = fleet_cycles(run_table.frame, as_of=snapshot_time(cfg))
-    imported = read_cycle_files(list(cfg.cycles_import))
-    frames = [f for f in (fleet.frame, imported.frame) if len(f)]
-    frame = pd.concat(frames, ignore_index=True) if frames else fleet.frame
-    own = TableResult(
-        frame=frame,
-        warnings=[*fleet.warnings, *imported.warnings],
-        sources=[*fleet.sources, *imported.sources],
+    previous = previous_value(io_manager, context)
+    as_of = snapshot_time(cfg)
+    record = incremental.built_from(
+        "cycles",
+        code_version("cycles"),
+        versions=versions(run_table=run_table),
+        config=incremental.config_digest(cfg),
+        as_of=as_of.isoformat(),
+        inputs=incremental.input_book(list(cfg.cycles_import), previous_record(previous)),
     )
-    result = forward_lineage(own, run_table)
-    counts = {"fleet_cycles": len(fleet.frame), "imported_cycles": len(imported.frame)}
-    return table_output(result, list(CYCLES)[:26], counts)
+
+    def compute() -> TableResult:
+        fleet = fleet_cycles(run_table.frame, as_of=as_of)
+        imported = read_cycle_files(list(cfg.cycles_import))
+        frames = [f for f in (fleet.frame, imported.frame) if len(f)]
+        frame = pd.concat(frames, ignore_index=True) if frames else fleet.frame
+        own = TableResult(
+            frame=frame,
+            warnings=[*fleet.warnings, *imported.warnings],
+            sources=[*fleet.sources, *imported.sources],
+            extra={"fleet_cycles": len(fleet.frame), "imported_cycles": len(imported.frame)},
+        )
+        return forward_lineage(own, run_table)
+
+    def counts(result: TableResult) -> dict[str, int]:
+        return {k: int(result.extra[k]) for k in ("fleet_cycles", "imported_cycles")}
+
+    return refresh(context, previous, record, compute, list(CYCLES)[:26], counts)

@@ -1,0 +1,150 @@
+"""Incremental refresh through Dagster (docs/incremental.md): the ingest and transform groups
+materialized twice on one store, then after appended and edited inputs; every stored value equals
+a from-scratch build in an empty store, exactly (frames with dtypes and row order, warnings,
+sources)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import orjson
+import pandas as pd
+import yaml
+
+from scorecard_assets.config import DEFAULT_CONFIG_PATH
+from scorecard_assets.definitions import defs
+from scorecard_assets.storage.location import as_location
+from scorecard_assets.storage.tables import open_table
+from scorecard_tests.factories.resources import local_resources
+
+ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
+TABLES = [
+    "trail_comments",
+    "run_telemetry",
+    "dispatch_events",
+    "agent_log_usage",
+    "trail_runs",
+    "run_table",
+    "cycles",
+]
+DERIVED_EXTRAS = {"built_from", "reads", "cache_problem", "incremental_token", "issues_recomputed"}
+
+
+def _fleet_copy(folder: Path) -> Path:
+    """A private copy of the bundled sample fleet (inputs may be edited) and its config."""
+    base = DEFAULT_CONFIG_PATH.parent
+    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
+    shutil.copytree(base / data["github"].get("recorded_dir", "github"), folder / "github")
+    data["github"]["recorded_dir"] = str(folder / "github")
+    hosts = []
+    for h in data["hosts"]:
+        target = folder / "hosts" / h["name"]
+        source = base / h["dossier_home"]
+        if source.is_dir():
+            shutil.copytree(source, target, symlinks=True)
+        elif source.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        hosts.append({**h, "dossier_home": str(target)})
+    data["hosts"] = hosts
+    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
+    data["output_dir"] = str(folder / "reports")
+    path = folder / "scorecard.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _materialize(root: Path, config: Path) -> dg.ExecuteInProcessResult:
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            ALL_DEFS,
+            instance=instance,
+            resources=local_resources(root, config),
+            selection=dg.AssetSelection.groups("ingest", "transform"),
+        )
+    assert result.success
+    return result
+
+
+def _stored(root: Path, asset: str):  # noqa: ANN202 - a StoredTable
+    table = open_table(as_location(root / "store" / "io" / asset))
+    assert table is not None, asset
+    return table
+
+
+def _unchanged(result: dg.ExecuteInProcessResult) -> set[str]:
+    out = set()
+    for event in result.get_asset_materialization_events():
+        meta = event.materialization.metadata
+        if "unchanged" in meta and meta["unchanged"].value is True:
+            out.add(event.asset_key.to_user_string())
+    return out
+
+
+def _assert_same(incremental_root: Path, scratch_root: Path) -> None:
+    for asset in TABLES:
+        a, b = _stored(incremental_root, asset), _stored(scratch_root, asset)
+        pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True, obj=asset)
+        assert list(a.frame.dtypes) == list(b.frame.dtypes), asset
+        assert a.warnings == b.warnings, asset
+        assert a.sources == b.sources, asset
+        own = {k: v for k, v in a.extra.items() if k not in DERIVED_EXTRAS}
+        assert own == {k: v for k, v in b.extra.items() if k not in DERIVED_EXTRAS}, asset
+
+
+def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scratch_result(
+    tmp_path: Path,
+) -> None:
+    config = _fleet_copy(tmp_path / "fleet")
+    root = tmp_path / "incremental"
+    _materialize(root, config)
+    versions = {a: _stored(root, a).version for a in TABLES}
+
+    second = _materialize(root, config)
+    assert _unchanged(second) == set(TABLES)
+    assert {a: _stored(root, a).version for a in TABLES} == versions, "nothing was written again"
+
+    # one more telemetry line on every host, and an edited comment
+    cfg = yaml.safe_load(config.read_text())
+    for host in cfg["hosts"]:
+        runs = Path(host["dossier_home"]) / "runs.jsonl"
+        if runs.is_file():
+            last = runs.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+            with runs.open("ab") as f:
+                f.write(last + b"\n")
+    repo_dir = next(
+        p for p in Path(cfg["github"]["recorded_dir"]).glob("*/*") if (p / "comments.json").is_file()
+    )
+    comments = orjson.loads((repo_dir / "comments.json").read_bytes())
+    edited = next(c for c in comments if str(c.get("body", "")).startswith("<!-- runstate:v1 -->"))
+    edited["body"] = str(edited["body"]) + "\nedited"
+    (repo_dir / "comments.json").write_bytes(orjson.dumps(comments))
+
+    third = _materialize(root, config)
+    assert "run_telemetry" not in _unchanged(third) and "trail_comments" not in _unchanged(third)
+    assert {"dispatch_events", "agent_log_usage"} <= _unchanged(third)
+    assert _metadata(third, "trail_runs")["issues_recomputed"] == 1, "only the edited issue"
+    scratch = tmp_path / "scratch"
+    _materialize(scratch, config)
+    _assert_same(root, scratch)
+
+    # a truncated runs.jsonl (rotation) is read again whole
+    host_runs = next(Path(h["dossier_home"]) / "runs.jsonl" for h in cfg["hosts"]
+                     if (Path(h["dossier_home"]) / "runs.jsonl").is_file())  # fmt: skip
+    lines = host_runs.read_bytes().splitlines(keepends=True)
+    host_runs.write_bytes(b"".join(lines[: len(lines) // 2]))
+    fourth = _materialize(root, config)
+    assert "run_telemetry" not in _unchanged(fourth)
+    assert {"trail_comments", "trail_runs"} <= _unchanged(fourth)
+    shutil.rmtree(scratch)
+    _materialize(scratch, config)
+    _assert_same(root, scratch)
+
+
+def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object]:
+    event = next(
+        e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == asset
+    )
+    return {k: v.value for k, v in event.materialization.metadata.items()}
