@@ -398,7 +398,9 @@ class ApiReader:
             )
         links = parse_link_header(headers.get("link"))
         following = links.get("next") if data else None
-        return Page(number=number, url=url, items=data, next_url=following, last_page=_page_number(links.get("last")))
+        return Page(
+            number=number, url=url, items=data, next_url=following, last_page=_page_number(links.get("last"))
+        )
 
     def pages(self, url: str, params: Mapping[str, Any]) -> Iterator[Page]:
         """Every page of a listing, following ``Link: rel="next"`` until there is none.

@@ -2,21 +2,24 @@
 
 Pure of Dagster. Per repo, two listings, each asked only for what changed since its cursor:
 
-1. ``GET /repos/{o}/{n}/issues?state=all&sort=updated&direction=desc&since=…`` (pull requests
+1. ``GET /repos/{o}/{n}/issues?state=all&sort=updated&direction=asc&since=…`` (pull requests
    come back too; they are stored flagged and skipped when the frame is built);
-2. ``GET /repos/{o}/{n}/issues/comments?sort=updated&direction=desc&since=…`` — the repository-wide
+2. ``GET /repos/{o}/{n}/issues/comments?sort=updated&direction=asc&since=…`` — the repository-wide
    comment listing, ``per_page`` (100) at a time, never one request per issue.
 
-Why newest first: a listing is paginated by offset, so an item edited while we page moves. Sorted
-newest first it moves to the front, into pages already read, and nothing we have not read shifts
-past us; it is caught by the next run because the cursor only moves when a listing completes and
-becomes the largest ``updated_at`` it saw (the next ``since`` also reaches ``cursor_overlap_s``
-back, for replication lag). Sorted oldest first, every edit during a run would hide one unread
-item for good.
+Why oldest change first, anchored on time (docs/reliability.md "GitHub sync"): each request after
+the first asks for page 1 with ``since`` = the newest ``updated_at`` read so far, so no request is
+addressed by offset and a deletion or an edit during the listing cannot shift an unread item past
+us (an edited item moves to the end and is read later in the same listing). The boundary second is
+re-read (``since`` is inclusive). The cursor moves with every page, to the newest ``updated_at``
+read, which is never past an unread item; the next ``since`` also reaches ``cursor_overlap_s``
+back, for replication lag. Pagination is bounded: a ``Link`` that points to a page already read,
+or more pages than the first page's ``rel="last"`` can need, stops the listing (``repo_sync_failed``);
+a page holding items older than it asked for (a repeated or stale answer) is asked again once
+(``listing_reread``), and a second time stops the listing with the cursor before the unread items.
 
-Every page is written in its own transaction; the cursor moves in the transaction of the last
-page, so a failure or a kill midway leaves the cursor where it was and every stored page intact
-(the next run lists from the old cursor again; re-reading a stored version changes nothing).
+Every page is written in its own transaction together with its cursor step, so a failure or a
+kill midway keeps every stored page and a cursor that only covers what was stored.
 
 Only milestone comments (body starting with ``RUNSTATE_MARKER``) are stored; a listed comment
 that is not (or no longer) one deletes the stored copy, unless the stored copy is newer.

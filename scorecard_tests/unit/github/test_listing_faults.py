@@ -88,9 +88,7 @@ def test_a_page_repeated_every_time_stops_the_listing_and_the_next_run_heals(
     assert "repo_sync_failed" in codes(cache, report)
     after = cache.cursor(REPO).comments_since
     assert before is not None and after is not None
-    newest_unread = max(
-        c["updated_at"] for c in fake.comments_json(REPO) if c["id"] in lost(fake, cache)
-    )
+    newest_unread = max(c["updated_at"] for c in fake.comments_json(REPO) if c["id"] in lost(fake, cache))
     assert after.strftime("%Y-%m-%dT%H:%M:%SZ") < newest_unread  # never past what was not read
     fake.clear_faults()
     healed = sync(fake, cache)
