@@ -50,9 +50,9 @@ from scorecard_assets.github.client import (
     ListingError,
     Page,
     PaginationError,
-    page_key,
     client_context,
     describe_error,
+    page_key,
     redacting_logs,
 )
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
@@ -387,11 +387,8 @@ def _listing_pages(job: _RepoSync, path: str, listing: str, since: datetime | No
         stale = floor is not None and any(t < floor for t in times)
         fresh = [o for o in page.items if _item_key(o, listing) not in seen]
         if stale or (url != path and page.items and not fresh):
-            what = (
-                f"page {number} of the {listing} listing of {job.repo} repeated items already read"
-                if not fresh
-                else f"page {number} of the {listing} listing of {job.repo} held items older than it asked for"
-            )
+            problem = "repeated items already read" if not fresh else "held items older than it asked for"
+            what = f"page {number} of the {listing} listing of {job.repo} {problem}"
             if asked_again:
                 raise ListingError(f"{what}, twice; stopped, the cursor stays before the unread items")
             asked_again = True
