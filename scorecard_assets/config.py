@@ -130,6 +130,17 @@ class ModelsConfig(_Strict):
         return cleaned
 
 
+class GuardConfig(_Strict):
+    """The publish guard (docs/reliability.md "The publish guard")."""
+
+    max_issue_row_drop: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="the largest fraction of issue rows a window may lose against its published report",
+    )
+
+
 class ScorecardConfig(_Strict):
     as_of: date | None = Field(
         default=None, description="the date treated as today for the default partition"
@@ -140,6 +151,7 @@ class ScorecardConfig(_Strict):
     window: WindowConfig = Field(default_factory=WindowConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     cycles_import: list[Path] = Field(default_factory=list)
+    guard: GuardConfig = Field(default_factory=GuardConfig)
     output_dir: Path | str = Field(
         default=Path("reports"),
         description="where reports are published: a directory (relative to this file) or an object-store URL",
@@ -248,8 +260,9 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
 
     ``SCORECARD_OUTPUT_DIR``, when set, overrides ``output_dir``. With ``check_paths`` the inputs
     that must exist (the recorded export when ``github.source`` is ``recorded``, every
-    ``cycles_import`` file) are checked and each missing one is named. Missing dossier homes are
-    not fatal: the readers report them as data warnings so one unreachable host does not stop a run.
+    ``cycles_import`` file, every host's ``dossier_home``) are checked and each missing one is
+    named: a configured input that does not exist fails the run (docs/reliability.md "The publish
+    guard"), it is never read as an empty source.
     """
     p = Path(path).expanduser().resolve() if path else config_path_from_env()
     try:
@@ -280,7 +293,16 @@ def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
             missing.append("github.recorded_dir: required when github.source is recorded")
         elif not cfg.github.recorded_dir.is_dir():
             missing.append(f"github.recorded_dir: {cfg.github.recorded_dir}")
+        else:
+            for i, r in enumerate(cfg.repos):
+                if not cfg.recorded_repo_dir(r.name).is_dir():
+                    missing.append(
+                        f"repos[{i}] ({r.name}): its recorded export {cfg.recorded_repo_dir(r.name)} does not exist"
+                    )
     for i, f in enumerate(cfg.cycles_import):
         if not f.is_file():
             missing.append(f"cycles_import[{i}]: {f}")
+    for i, h in enumerate(cfg.hosts):
+        if not h.dossier_home.is_dir():
+            missing.append(f"hosts[{i}].dossier_home (host {h.name}): {h.dossier_home} does not exist")
     return missing

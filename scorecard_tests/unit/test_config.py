@@ -43,6 +43,7 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, monkey
     sub = tmp_path / "conf"
     sub.mkdir()
     (sub / "cyc.jsonl").write_text("")
+    (sub / "hosts" / "b1" / ".dossier").mkdir(parents=True)
     data = _minimal(
         sub, hosts=[{"name": "b1", "dossier_home": "hosts/b1/.dossier"}], cycles_import=["cyc.jsonl"]
     )
@@ -188,3 +189,15 @@ def test_an_output_dir_that_is_a_file_is_named_at_load(tmp_path: Path) -> None:
     (tmp_path / "reports").write_text("not a folder")
     with pytest.raises(ConfigError, match="output_dir: .*reports exists and is not a directory"):
         load_config(_write(tmp_path, _minimal(tmp_path)))
+
+
+def test_a_configured_input_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
+    """Issue 16: a typo in a dossier_home, or a repo without its recorded export, fails the load
+    (it is never read as an empty source that would publish a degraded report)."""
+    data = _minimal(tmp_path, hosts=[{"name": "b1", "dossier_home": "/mnt/nope/.dossier"}])
+    data["repos"].append({"name": "acme/web"})
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, data))
+    message = str(err.value)
+    assert "hosts[0].dossier_home (host b1): /mnt/nope/.dossier does not exist" in message
+    assert "repos[1] (acme/web): its recorded export" in message and "acme/api" not in message
