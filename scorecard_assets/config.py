@@ -262,7 +262,9 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
     that must exist (the recorded export when ``github.source`` is ``recorded``, every
     ``cycles_import`` file, every host's ``dossier_home``) are checked and each missing one is
     named: a configured input that does not exist fails the run (docs/reliability.md "The publish
-    guard"), it is never read as an empty source.
+    guard"), it is never read as an empty source. A home that exists but cannot be read (a file, no
+    permission) is the readers' data warning; a repo without its folder in the recorded export is
+    ``repo_sync_failed``, and blocks publishing when its journals show activity (the guard).
     """
     p = Path(path).expanduser().resolve() if path else config_path_from_env()
     try:
@@ -293,16 +295,11 @@ def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
             missing.append("github.recorded_dir: required when github.source is recorded")
         elif not cfg.github.recorded_dir.is_dir():
             missing.append(f"github.recorded_dir: {cfg.github.recorded_dir}")
-        else:
-            for i, r in enumerate(cfg.repos):
-                if not cfg.recorded_repo_dir(r.name).is_dir():
-                    missing.append(
-                        f"repos[{i}] ({r.name}): its recorded export {cfg.recorded_repo_dir(r.name)} does not exist"
-                    )
+
     for i, f in enumerate(cfg.cycles_import):
         if not f.is_file():
             missing.append(f"cycles_import[{i}]: {f}")
     for i, h in enumerate(cfg.hosts):
-        if not h.dossier_home.is_dir():
+        if not h.dossier_home.exists():  # one that exists but cannot be read is the readers' warning
             missing.append(f"hosts[{i}].dossier_home (host {h.name}): {h.dossier_home} does not exist")
     return missing

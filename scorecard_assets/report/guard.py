@@ -91,7 +91,9 @@ def profile_of(sidecar: Mapping[str, Any] | None) -> dict[str, Any] | None:
             label, {"source": s["source"], "host": s.get("host"), "repo": s.get("repo"), "rows": 0}
         )
         entry["rows"] += _count(s.get("rows"))
-    tier = sum(_count(b.get("n")) for b in _dicts(sidecar.get("buckets")) if b.get("tier") not in (None, UNKNOWN))
+    tier = sum(
+        _count(b.get("n")) for b in _dicts(sidecar.get("buckets")) if b.get("tier") not in (None, UNKNOWN)
+    )
     events = sum(_count(grand.get(k)) for k in ("escalations", "stalls", "unverifiedExits"))
     return {
         "rows": _count(grand.get("n")),
@@ -182,7 +184,9 @@ def vanished(inputs: Mapping[str, Any]) -> list[str]:
     now_sources: Mapping[str, Any] = current.get("sources") or {}
     kinds = {s.get("source") for s in now_sources.values()}
     for label, s in sorted((published.get("sources") or {}).items()):
-        configured = (s.get("repo") is None or s["repo"] in repos) and (s.get("host") is None or s["host"] in hosts)
+        configured = (s.get("repo") is None or s["repo"] in repos) and (
+            s.get("host") is None or s["host"] in hosts
+        )
         now = int((now_sources.get(label) or {}).get("rows") or 0)
         if s.get("rows", 0) > 0 and configured and s.get("source") in kinds and now == 0:
             lines.append(f"source {label} had {s['rows']} row(s) in the published report and has none now")
@@ -206,7 +210,9 @@ def _silent_trails(current: Mapping[str, Any], repos: set[str]) -> list[str]:
     sources: Mapping[str, Any] = current.get("sources") or {}
     lines: list[str] = []
     for repo in sorted(repos):
-        trails = sum(int(s["rows"]) for s in sources.values() if s.get("source") == TRAILS and s.get("repo") == repo)
+        trails = sum(
+            int(s["rows"]) for s in sources.values() if s.get("source") == TRAILS and s.get("repo") == repo
+        )
         active = {
             str(s["source"]): int(s["rows"])
             for s in sources.values()

@@ -192,12 +192,15 @@ def test_an_output_dir_that_is_a_file_is_named_at_load(tmp_path: Path) -> None:
 
 
 def test_a_configured_input_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
-    """Issue 16: a typo in a dossier_home, or a repo without its recorded export, fails the load
-    (it is never read as an empty source that would publish a degraded report)."""
-    data = _minimal(tmp_path, hosts=[{"name": "b1", "dossier_home": "/mnt/nope/.dossier"}])
-    data["repos"].append({"name": "acme/web"})
+    """Issue 16: a typo in a dossier_home fails the load (it is never read as an empty source that
+    would publish a degraded report); a home that exists but is no folder is the readers' warning."""
+    (tmp_path / "packed.tar").write_bytes(b"")
+    hosts = [
+        {"name": "b1", "dossier_home": "/mnt/nope/.dossier"},
+        {"name": "b2", "dossier_home": str(tmp_path / "packed.tar")},
+    ]
     with pytest.raises(ConfigError) as err:
-        load_config(_write(tmp_path, data))
+        load_config(_write(tmp_path, _minimal(tmp_path, hosts=hosts)))
     message = str(err.value)
     assert "hosts[0].dossier_home (host b1): /mnt/nope/.dossier does not exist" in message
-    assert "repos[1] (acme/web): its recorded export" in message and "acme/api" not in message
+    assert "b2" not in message
