@@ -71,6 +71,8 @@ from scorecard_assets.sources.trail_records import (
 ASSET = "trail_comments"
 LISTING_ISSUES = "issues"
 LISTING_COMMENTS = "comments"
+# Codes only the API sync raises (a recorded export has no listings to re-read)
+API_ONLY_WARNING_CODES = ("listing_reread",)
 
 _logger = logging.getLogger("scorecard_assets.github")
 
