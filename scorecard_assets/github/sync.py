@@ -73,6 +73,8 @@ LISTING_ISSUES = "issues"
 LISTING_COMMENTS = "comments"
 # Codes only the API sync raises (a recorded export has no listings to re-read)
 API_ONLY_WARNING_CODES = ("listing_reread",)
+# Pages one listing may take when its first page announces no total (a million items at 100 a page)
+MAX_PAGES_WITHOUT_TOTAL = 10_000
 
 _logger = logging.getLogger("scorecard_assets.github")
 
@@ -373,18 +375,23 @@ def _listing_pages(job: _RepoSync, path: str, listing: str, since: datetime | No
     seen: set[object] = set()
     seen_links: set[str] = set()
     number = 0
-    bound: int | None = None
+    # without a rel="last" every time-anchored request must make progress; a hard cap still holds
+    bound: int | None = MAX_PAGES_WITHOUT_TOTAL
+    announced = MAX_PAGES_WITHOUT_TOTAL
     asked_again = False
     while True:
         number += 1
         if bound is not None and number > bound:
             raise PaginationError(
                 f"the {listing} listing of {job.repo} went on for more pages ({number - 1}) than the "
-                f"{bound // 2 - PAGE_SLACK} its first page announced can need; stopped"
+                f"{announced} its first page announced can need; stopped"
             )
         page = reader.page(url, params, number, listing=f"the {listing} listing of {job.repo}")
-        if bound is None:
-            bound = 2 * ((page.last_page or 1) + PAGE_SLACK)
+        if number == 1 and page.last_page is not None:
+            # each page after the first re-reads its boundary, and the listing may grow while read:
+            # twice the announced pages plus slack is more than any honest listing needs
+            announced = page.last_page
+            bound = 2 * (announced + PAGE_SLACK)
         times = [t for t in (_item_time(o) for o in page.items) if t is not None]
         stale = floor is not None and any(t < floor for t in times)
         fresh = [o for o in page.items if _item_key(o, listing) not in seen]

@@ -21,11 +21,11 @@ import yaml
 
 from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.definitions import defs
-from scorecard_assets.github.sync import API_ONLY_WARNING_CODES
 from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
+from scorecard_assets.github.sync import API_ONLY_WARNING_CODES
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
