@@ -115,7 +115,7 @@ class ReportStore:
         written: dict[str, UPath] = {}
         started = run_started or datetime.now(UTC)
         with self._lock():
-            self.remove_stale_temporaries(started)
+            self.remove_stale_temporaries(started, window_end=None if is_local(self.location) else window_end)
             for name, content in files.items():
                 write_atomic(window_dir / name, content)
                 written[name] = window_dir / name
@@ -157,16 +157,21 @@ class ReportStore:
         """One published file's content, or None."""
         return read_bytes_or_none(self.window_location(window_end) / name)
 
-    def remove_stale_temporaries(self, before: datetime) -> list[str]:
+    def remove_stale_temporaries(self, before: datetime, *, window_end: str | None = None) -> list[str]:
         """Remove our temporary files (``_TEMP_RE``) last modified before ``before`` from the
-        location, ``latest/`` and every window folder; returns their paths relative to the location.
+        location, ``latest/`` and every window folder (only ``window_end``'s when given: what
+        ``publish`` does on an object store, where listing every window costs requests and our
+        one-PUT writes leave no temporary file); returns their paths relative to the location.
 
         docs/reliability.md "Publishing": a publish killed between writing a temporary file and
         renaming it leaves that file behind; the next publish (holding the lock) removes it. A file
         of another name, or one newer than ``before`` (a publish still running), is left alone.
         """
         cutoff = before.timestamp()
-        folders = [self.location, *(p for p in _children(self.location) if _is_folder_to_clean(p))]
+        if window_end is None:
+            folders = [self.location, *(p for p in _children(self.location) if _is_folder_to_clean(p))]
+        else:
+            folders = [self.location, self.location / LATEST_DIR, self.window_location(window_end)]
         removed: list[str] = []
         for folder in folders:
             for child in _children(folder):
