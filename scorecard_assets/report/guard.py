@@ -242,6 +242,8 @@ def _explanation(inputs: Mapping[str, Any]) -> str | None:
         if published_rows:
             had.append(f"the report already published for it had {published_rows}")
         head = f"Window {window} has no issue rows while {' and '.join(had)}"
+        if lost:
+            head += "; it also lost: " + "; ".join(lost)
     elif lost:
         head = f"Window {window} lost what it had: " + "; ".join(lost)
     else:

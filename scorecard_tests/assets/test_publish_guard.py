@@ -132,7 +132,11 @@ def _empty_all_comments(data: Path) -> None:
         (
             "one repo's comments emptied",
             _empty_repo_comments,
-            ["repo acme/api had", "issue rows dropped from"],
+            [
+                "repo acme/api had",
+                "issue rows dropped from",
+                "repo acme/api has no trail comments while events.jsonl",
+            ],
         ),
         ("every comment emptied", _empty_all_comments, ["has no issue rows while"]),
     ],
@@ -178,3 +182,18 @@ def test_a_deleted_dossier_home_fails_the_run_naming_it(published: dict[str, Any
         "hosts[0].dossier_home (host build-1)" in f and "does not exist" in f for f in failures
     )
     assert _files(published["out"]) == before
+
+
+def test_empty_trails_beside_active_journals_block_without_any_published_report(tmp_path: Path) -> None:
+    """Issue 16: an emptied recorded export next to journals that show dispatches is an ERROR, not
+    a quiet "No issue had a run", even when nothing was published before."""
+    out = tmp_path / "reports"
+    result = _run(tmp_path / "fresh", out, _empty_all_comments)
+    assert not result.success
+    guard = _guard(result)
+    assert not guard.passed and guard.metadata["published_issue_rows"].value == -1
+    description = guard.description or ""
+    for repo in ("acme/api", "acme/web", "acme-labs/infra.core"):
+        assert f"repo {repo} has no trail comments while agent logs has" in description
+    assert description.count("events.jsonl has") == 3
+    assert not out.exists() or not any(out.iterdir())
