@@ -135,7 +135,7 @@ def _empty_all_comments(data: Path) -> None:
             [
                 "repo acme/api had",
                 "issue rows dropped from",
-                "repo acme/api has no trail comments while events.jsonl",
+                "repo acme/api has no trail comments while agent logs has",
             ],
         ),
         ("every comment emptied", _empty_all_comments, ["has no issue rows while"]),
