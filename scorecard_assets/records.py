@@ -110,6 +110,9 @@ WARNING_CODES: dict[str, WarningCode] = {
     # ingest
     "telemetry_missing": WarningCode(("run_telemetry",), "runs.jsonl missing or empty on a host", "a"),
     "repo_sync_failed": WarningCode(("trail_comments",), "a repo's trails could not be read or synced", "f"),
+    "listing_reread": WarningCode(
+        ("trail_comments",), "a GitHub listing answered inconsistently; the page was read again"
+    ),
     "agent_logs_missing": WarningCode(("agent_log_usage",), "no agent logs for a repo on a host", "d"),
     "events_missing": WarningCode(
         ("dispatch_events",), "events.jsonl missing or empty for a repo on a host", "e"

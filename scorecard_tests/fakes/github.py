@@ -14,7 +14,7 @@ It serves the routes the trail sync and PyGithub use, with GitHub's semantics wh
 - every request is recorded (``requests``, ``count``) and can be waited for (``wait_for_requests``);
 - faults are armed with ``inject``: any status with headers/body (5xx, 429 + ``Retry-After``, 403
   secondary or primary rate limit), a delay, a body cut short of its ``Content-Length``, a 200 with
-  broken JSON, or an error body echoing the caller's ``Authorization`` header;
+  broken JSON, the previous page again, a ``Link`` looping back, or an error body echoing the caller's ``Authorization`` header;
 - ``hold`` parks one chosen request before it is answered until the test releases it (the kill
   test: the client is provably mid-listing), ``delay_s`` slows every response, ``prefix`` emulates
   GitHub Enterprise's ``/api/v3``.
@@ -74,7 +74,10 @@ def milestone(phase: str, run: str, at: str, *extra: str, status: str = "done") 
 class Fault:
     """One injected misbehaviour, answered instead of the real reply (``status``, ``headers``,
     ``body``), or, with status 200 and no ``body``, done to the real reply (``delay_s``,
-    ``truncate``, ``broken_json``)."""
+    ``truncate``, ``broken_json``, ``repeat_previous``: the body of the previous answer on the same
+    path again, a repeated page; ``link_back_to``: a ``Link`` whose ``next`` points to that page
+    number, a pagination loop; ``link_ahead``: a ``next`` one page further, whatever the total).
+    A repeated page is the last body answered without this fault, so it repeats while armed."""
 
     status: int = 500
     headers: dict[str, str] = field(default_factory=dict)
@@ -83,6 +86,9 @@ class Fault:
     truncate: bool = False
     broken_json: bool = False
     echo_token: bool = False
+    repeat_previous: bool = False
+    link_back_to: int | None = None
+    link_ahead: bool = False
 
     @classmethod
     def retry_after(cls, status: int = 429, seconds: int = 0) -> Fault:
@@ -171,6 +177,7 @@ class FakeGitHub:
         self._faults: list[_Armed] = []
         self._hooks: list[tuple[str, int, Callable[[], None]]] = []
         self._seen = threading.Condition()
+        self._last_body: dict[str, bytes] = {}
         self.requests: list[RecordedRequest] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -618,6 +625,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         status, headers, body = self._route(path, query)
         fake._record(RecordedRequest("GET", path, query, status, fault is not None))
+        if status == 200:
+            with fake._lock:
+                previous = fake._last_body.get(path)
+                if fault is not None and fault.repeat_previous and previous is not None:
+                    body = previous
+                else:
+                    fake._last_body[path] = body
+            if fault is not None and fault.link_back_to is not None:
+                headers["Link"] = self._link_to(query, fault.link_back_to)
+            if fault is not None and fault.link_ahead:
+                page = _bounded_int(query.get("page"), 1, 1, 10**9)
+                headers["Link"] = self._link_to(query, page + 1)
         if fault is not None and fault.broken_json and status == 200:
             body = body[: max(1, len(body) // 2)]
         if fault is not None and fault.truncate and status == 200:
@@ -732,6 +751,12 @@ class _Handler(BaseHTTPRequestHandler):
         if links:
             headers["Link"] = links
         return 200, headers, body
+
+    def _link_to(self, query: dict[str, str], page: int) -> str:
+        """A ``Link`` header whose ``next`` is ``page`` (the looping-Link fault)."""
+        path = urllib.parse.urlsplit(self.path).path
+        q = urllib.parse.urlencode({**query, "page": str(page)})
+        return f'<{self.fake.root_url}{path}?{q}>; rel="next"'
 
     def _links(self, query: dict[str, str], page: int, last: int) -> str:
         path = urllib.parse.urlsplit(self.path).path
