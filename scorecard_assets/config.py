@@ -68,6 +68,11 @@ class RepoConfig(_Strict):
 class HostConfig(_Strict):
     name: str = Field(min_length=1)
     dossier_home: Path = Field(description="the host's ~/.dossier (runs.jsonl, sched/<slug>/...)")
+    claude_projects: Path | None = Field(
+        default=None,
+        description="the host's Claude Code projects folder (batch prep tokens); default: "
+        "<dossier_home>/../.claude/projects",
+    )
 
 
 class GitHubConfig(_Strict):
@@ -233,7 +238,13 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
     return cfg.model_copy(
         update={
             "hosts": [
-                h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts
+                h.model_copy(
+                    update={
+                        "dossier_home": _resolve(base, h.dossier_home),
+                        "claude_projects": _resolve(base, h.claude_projects) if h.claude_projects else None,
+                    }
+                )
+                for h in cfg.hosts
             ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scorecard_assets.report.batches import batch_section
 from scorecard_assets.report.formatters import (
     EM_DASH,
     NA,
@@ -136,6 +137,7 @@ def render_markdown(
         _reading_guide(sidecar, regenerate_cmd),
         _bucket_section(sidecar),
         _totals_section(sidecar),
+        batch_section(sidecar),  # docs/batches.md "The report section"
         _risk_section(sidecar),
         _pairings_section(sidecar),
         _phase_section(sidecar),
