@@ -19,6 +19,7 @@ import pandas as pd
 
 from scorecard_assets.config import HostConfig, ScorecardConfig
 from scorecard_assets.records import DataWarning, TableResult
+from scorecard_assets.schemas import BATCH_JOURNAL, BATCH_LOGS, BATCH_PREP, BATCH_PULL_REQUESTS, typed_frame
 from scorecard_assets.sources.agent_logs.slicing import _cmd_list, _cmd_option, parse_log_bytes
 from scorecard_assets.sources.files import os_error_reason
 from scorecard_assets.sources.jsonl import LineProblem, malformed_line_warnings, read_jsonl
@@ -30,23 +31,7 @@ PULLS_FILE = "pulls.json"
 SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{8,128}$")
 _LOG_NAME = re.compile(r"^batch-(?P<batch>.+?)-(?:m\d+-(?P<member>\d+)|fix-(?P<fix>\d+)|tail|report)\.log$")
 
-JOURNAL_COLUMNS = ["host", "repo", "line_no", "ts", "batch", "event", "issue", "kind"]
-LOG_COLUMNS = [
-    "host",
-    "repo",
-    "batch",
-    "file",
-    "issue",
-    "model",
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_tokens",
-    "cache_read_tokens",
-    "cost_usd",
-]
-PREP_COLUMNS = ["host", "repo", "line_no", "ts", "batch", "session_id", "members"]
 TRANSCRIPT_COLUMNS = ["host", "session_id", "ts", "key", "total"]
-PR_COLUMNS = ["repo", "number", "head", "created_at", "merged_at", "closing"]
 
 
 def sched_dir(host: HostConfig, repo: str) -> Path:
@@ -109,8 +94,7 @@ def read_batch_journal(cfg: ScorecardConfig) -> TableResult:
                     }
                 )
             warnings += malformed_line_warnings(str(path), read.bad, asset=asset, host=host.name, repo=repo)
-    frame = pd.DataFrame(rows, columns=JOURNAL_COLUMNS).astype({"issue": "Int64", "line_no": "int64"})
-    return TableResult(frame=frame, warnings=warnings)
+    return TableResult(frame=typed_frame(rows, BATCH_JOURNAL), warnings=warnings)
 
 
 # --------------------------------------------------------------------------------------------- logs
@@ -182,10 +166,7 @@ def read_batch_logs(cfg: ScorecardConfig) -> TableResult:
                         "cost_usd": _nan_to_none(last.cost_usd),
                     }
                 )
-    frame = pd.DataFrame(rows, columns=LOG_COLUMNS).astype({"issue": "Int64"})
-    for col in LOG_COLUMNS[6:]:
-        frame[col] = frame[col].astype("float64")
-    return TableResult(frame=frame, warnings=warnings)
+    return TableResult(frame=typed_frame(rows, BATCH_LOGS), warnings=warnings)
 
 
 # --------------------------------------------------------------------------------------------- prep
@@ -238,14 +219,12 @@ def read_prep_records(cfg: ScorecardConfig) -> TableResult:
                     }
                 )
             warnings += malformed_line_warnings(str(path), bad, asset=asset, host=host.name, repo=repo)
-    frame = pd.DataFrame(rows, columns=PREP_COLUMNS).astype(
-        {"members": "Int64", "ts": "int64", "line_no": "int64"}
-    )
-    return TableResult(frame=frame, warnings=warnings)
+    prep_records = {k: v for k, v in BATCH_PREP.items() if k not in ("from_ms", "prep_tokens")}
+    return TableResult(frame=typed_frame(rows, prep_records), warnings=warnings)
 
 
 def claude_projects(host: HostConfig) -> Path:
-    """The host's Claude Code projects folder: configured, else ``~/.claude/projects`` beside the dossier home."""
+    """The host's Claude Code projects folder: configured, else ``.claude/projects`` beside the home."""
     return host.claude_projects or host.dossier_home.parent / ".claude" / "projects"
 
 
@@ -392,7 +371,7 @@ def read_batch_prs(cfg: ScorecardConfig) -> TableResult:
             else:
                 rows.append(row)
         warnings += malformed_line_warnings(str(path), bad, asset=asset, repo=repo, unit="entry")
-    return TableResult(frame=pd.DataFrame(rows, columns=PR_COLUMNS), warnings=warnings)
+    return TableResult(frame=typed_frame(rows, BATCH_PULL_REQUESTS), warnings=warnings)
 
 
 def _prs_unavailable(repo: str, why: str) -> DataWarning:

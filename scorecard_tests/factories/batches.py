@@ -151,6 +151,37 @@ def _assistant(msg_id: str, ts: str, usage: dict[str, int], **extra: object) -> 
     }
 
 
+PARTITION = "2026-10-26"  # its window: 2026-10-01 .. 2026-11-01 (32 days)
+
+
+def _recorded_trails(folder: Path) -> None:
+    """The trail comments as the recorded export's issues.json and comments.json."""
+    frame = trail_comments()
+    issues = [
+        {
+            "number": int(n),
+            "state": "closed",
+            "title": f"issue {n}",
+            "created_at": "2026-10-01T00:00:00Z",
+            "updated_at": "2026-10-05T00:00:00Z",
+        }
+        for n in sorted(set(frame["issue"]))
+    ]
+    notes = [
+        {
+            "issue_url": f"https://api.github.com/repos/{REPO}/issues/{int(r.issue)}",
+            "id": int(r.comment_id),
+            "created_at": r.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "updated_at": r.updated_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "user": {"login": "fleet-bot"},
+            "body": r.body,
+        }
+        for r in frame.itertuples(index=False)
+    ]
+    (folder / "issues.json").write_text(json.dumps(issues))
+    (folder / "comments.json").write_text(json.dumps(notes))
+
+
 def write_fixture(root: Path, *, with_runs: bool = True) -> Path:
     """The fixture's files under ``root``; returns the config file (one host ``h1``)."""
     home = root / "h1" / ".dossier"
@@ -245,12 +276,30 @@ def write_fixture(root: Path, *, with_runs: bool = True) -> Path:
     gh = root / "github" / "acme" / "widgets"
     gh.mkdir(parents=True, exist_ok=True)
     (gh / "pulls.json").write_text(json.dumps(pulls))
-    (gh / "issues.json").write_text("[]")
-    (gh / "comments.json").write_text("[]")
+    _recorded_trails(gh)
+    _lines(
+        home / "runs.jsonl",
+        [
+            {
+                "timestamp": "2026-10-04T11:20:00.000Z",
+                "dossier": "sched:cycle",
+                "cwd": "/src/widgets",
+                "model": "claude-sonnet-5",
+                "duration_ms": 600_000,
+                "input_tokens": 100,
+                "output_tokens": 20_000,
+                "cache_creation_tokens": 179_900,
+                "cache_read_tokens": 3_800_000,
+                "total_cost_usd": 3.0,
+                "unit": "issue:300",
+            }
+        ],
+    )
     cfg = root / "scorecard.yaml"
     cfg.write_text(
-        "as_of: 2026-10-31\n"
-        f"repos:\n  - name: {REPO}\n"
+        "as_of: 2026-11-02\n"
+        f"repos:\n  - name: {REPO}\n    checkouts: [/src/widgets]\n"
+        "window:\n  days: 32\n"
         "hosts:\n  - name: h1\n    dossier_home: h1/.dossier\n"
         "github:\n  source: recorded\n  recorded_dir: github\n"
         "output_dir: reports\n"

@@ -223,6 +223,7 @@ def scorecard_report(
     reports: ReportStoreResource,
     model_scorecard: Any,
     pairing_scores: Any,
+    batch_amortization: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`. The rendered report and its
@@ -233,11 +234,12 @@ def scorecard_report(
     store = reports.store(cfg)
     scorecards = values_by_partition(keys, model_scorecard)
     pairings = values_by_partition(keys, pairing_scores)
+    batches = values_by_partition(keys, batch_amortization)
     # every week of the range is checked before the first file is written
     for key in keys:
         _refuse_a_silently_empty_window(scorecards[key], store)
     for key in keys:
-        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key])
+        meta = _publish_week(context, cfg, store, key, scorecards[key], pairings[key], batches[key])
         context.add_asset_metadata(meta, partition_key=key)
     return dg.MaterializeResult()
 
@@ -249,6 +251,7 @@ def _publish_week(
     key: str,
     model_scorecard: dict[str, Any],
     pairing_scores: dict[str, Any],
+    batches: dict[str, Any],
 ) -> dict[str, Any]:
     """Render and publish one week's report; its materialization metadata."""
     sidecar = assemble_sidecar(
@@ -257,7 +260,9 @@ def _publish_week(
         warnings=[
             *_records(DataWarning, model_scorecard.get("warningRecords")),
             *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
+            *relative_to(_records(DataWarning, batches.get("warnings")), _config_dir(cfg)),
         ],
+        batches={k: batches.get(k) for k in ("summary", "batches")},
         sources=[
             *_records(SourceStat, model_scorecard.get("sources")),
             *_records(SourceStat, pairing_scores.get("sources")),
