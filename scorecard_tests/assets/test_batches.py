@@ -4,7 +4,6 @@ assets and their checks, then one report week whose report and sidecar carry the
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import dagster as dg
 import pytest

@@ -11,9 +11,15 @@ from scorecard_assets.defs import checks
 from scorecard_assets.records import WARNING_CODES, warnings_for
 
 GROUPS = {
-    "ingest": {"trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage"},
+    "ingest": {
+        "trail_comments",
+        "run_telemetry",
+        "dispatch_events",
+        "agent_log_usage",
+        *("batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"),
+    },
     "transform": {"trail_runs", "run_table", "cycles"},
-    "report": {"model_scorecard", "pairing_scores", "scorecard_report"},
+    "report": {"model_scorecard", "pairing_scores", "batch_amortization", "scorecard_report"},
 }
 
 
@@ -59,13 +65,13 @@ def _check_keys() -> set[dg.AssetCheckKey]:
     return set(defs.resolve_asset_graph().asset_check_keys)
 
 
-def test_34_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
+def test_42_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
     keys = _check_keys()
-    assert len(keys) == 34 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
+    assert len(keys) == 42 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
     graph = defs.resolve_asset_graph()
     by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
     warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]
-    assert len(warning_defs) == len(checks.WARNING_CHECK_ASSETS) == 7
+    assert len(warning_defs) == len(checks.WARNING_CHECK_ASSETS) == 11
     for d in warning_defs:
         (asset,) = {k.asset_key.to_user_string() for k in d.check_keys}
         assert d.can_subset, asset

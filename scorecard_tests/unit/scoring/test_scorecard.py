@@ -261,5 +261,11 @@ def test_scorecard_satisfies_the_report_sidecar_contract() -> None:
         issue_run(4, "<unknown>", CURRENT, work_dispatches=[dispatch("2026-11-17T00:00Z", "mid", "claude")]),
     )  # fmt: skip
     # the report asset appends these three keys
-    full = {**card, "pairings": {"fleet": None, "imported": None}, "sources": [], "warningRecords": []}
+    full = {
+        **card,
+        "batchAmortization": {"summary": [], "batches": []},
+        "pairings": {"fleet": None, "imported": None},
+        "sources": [],
+        "warningRecords": [],
+    }
     assert sidecar_problems(full) == []
