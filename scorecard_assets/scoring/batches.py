@@ -89,6 +89,7 @@ class Anchor:
     blocked_reason: str | None = None
     pr: int | None = None
     ci_fix_attempts: int | None = None
+    has_setup: bool = False
 
 
 def _ordered_milestones(trail_comments: pd.DataFrame) -> Iterable[tuple[str, int, Any]]:
@@ -119,6 +120,9 @@ def collect_anchors(trail_comments: pd.DataFrame) -> dict[tuple[str, str], Ancho
         if not bid:
             continue
         a = anchors.setdefault((repo, bid), Anchor(repo=repo, batch=bid, issue=issue))
+        if any(x.phase == "batch-setup" for x in stones) and not a.has_setup:
+            # the issue that set the batch up is its anchor, whatever the listing order of the trails
+            a.issue, a.has_setup = issue, True
         for s in stones:
             _merge_stone(a, s)
     return anchors
