@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from scorecard_assets.sample_fleet import _batches
 from scorecard_assets.sample_fleet._catalog import (
     AS_OF_MS,
     DAY_MS,
@@ -189,7 +188,9 @@ class Planner:
                 slots.append(
                     IssueSlot(self._random_repo(), lo + self.rng.randrange(hi - lo), "classify-only")
                 )
-        return slots + _batches.batch_slots(self, lo, hi)  # docs/batches.md "The sample fleet"
+        from scorecard_assets.sample_fleet._batches import batch_slots  # (imports _story, which imports us)
+
+        return slots + batch_slots(self, lo, hi)  # docs/batches.md "The sample fleet"
 
     def _number(self, slots: list[IssueSlot]) -> None:
         """Creation times, hosts and issue numbers (``n`` for the issue, ``n + 1`` for its PR).

@@ -21,7 +21,7 @@ from scorecard_assets.config import HostConfig, ScorecardConfig
 from scorecard_assets.records import DataWarning, TableResult
 from scorecard_assets.schemas import BATCH_JOURNAL, BATCH_LOGS, BATCH_PREP, BATCH_PULL_REQUESTS, typed_frame
 from scorecard_assets.sources.agent_logs.slicing import _cmd_list, _cmd_option, parse_log_bytes
-from scorecard_assets.sources.files import os_error_reason
+from scorecard_assets.sources.files import os_error_reason, read_regular_bytes, require_regular_file
 from scorecard_assets.sources.jsonl import LineProblem, malformed_line_warnings, read_jsonl
 from scorecard_assets.sources.slugs import sanitize_slug
 
@@ -68,7 +68,7 @@ def read_batch_journal(cfg: ScorecardConfig) -> TableResult:
     for host in cfg.hosts:
         for repo in cfg.repo_names:
             path = sched_dir(host, repo) / "events.jsonl"
-            if not path.is_file():
+            if not path.exists():
                 continue  # dispatch_events reports a missing journal
             try:
                 read = read_jsonl(path, ("ts", "event", "unit", "issue", "kind"), contains=[b'"batch:'])
@@ -110,6 +110,7 @@ def log_name_parts(name: str) -> tuple[str, int | None] | None:
 
 
 def _tail(path: Path) -> bytes:
+    require_regular_file(path)  # a FIFO would block the read
     with path.open("rb") as f:
         size = f.seek(0, 2)
         start = max(0, size - LOG_TAIL_BYTES)
@@ -137,7 +138,7 @@ def read_batch_logs(cfg: ScorecardConfig) -> TableResult:
                 continue
             for path in sorted(runs.iterdir()):
                 parts = log_name_parts(path.name)
-                if parts is None or not path.is_file():
+                if parts is None:
                     continue
                 try:
                     slices = parse_log_bytes(_tail(path))
@@ -192,7 +193,7 @@ def read_prep_records(cfg: ScorecardConfig) -> TableResult:
     for host in cfg.hosts:
         for repo in cfg.repo_names:
             path = sched_dir(host, repo) / PREP_FILE
-            if not path.is_file():
+            if not path.exists():
                 continue
             try:
                 read = read_jsonl(path, ("ts", "batch", "session_id", "members"))
@@ -348,11 +349,11 @@ def read_batch_prs(cfg: ScorecardConfig) -> TableResult:
             )
             continue
         path = cfg.recorded_repo_dir(repo) / PULLS_FILE
-        if not path.is_file():
+        if not path.exists():
             warnings.append(_prs_unavailable(repo, f"the recorded export has no {path}"))
             continue
         try:
-            data = json.loads(path.read_bytes())
+            data = json.loads(read_regular_bytes(path))
         except OSError as exc:
             warnings.append(
                 _unreadable(asset, path, exc, None, repo, "no batch of the repo counts as shipped")
