@@ -349,6 +349,8 @@ def read_batch_prs(cfg: ScorecardConfig) -> TableResult:
             )
             continue
         path = cfg.recorded_repo_dir(repo) / PULLS_FILE
+        if not path.parent.exists():
+            continue  # no export of the repo at all: trail_comments names it
         if not path.exists():
             warnings.append(_prs_unavailable(repo, f"the recorded export has no {path}"))
             continue
