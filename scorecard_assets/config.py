@@ -65,6 +65,22 @@ class RepoConfig(_Strict):
         return check_repo_name(v)
 
 
+class PullRequestConfig(_Strict):
+    """Publish each weekly report as a pull request (README "Publishing as a pull request")."""
+
+    repo: str = Field(description="owner/name of the repo that receives the report files")
+    branch: str = Field(
+        default="scorecard/weekly", min_length=1, description="the branch of the pull request"
+    )
+    base: str | None = Field(default=None, description="the branch it targets; None = the repo's default")
+    path: str = Field(default="scorecard", description="folder in the repo: <path>/<window end>/ and latest/")
+
+    @field_validator("repo")
+    @classmethod
+    def _owner_name(cls, v: str) -> str:
+        return check_repo_name(v)
+
+
 class HostConfig(_Strict):
     name: str = Field(min_length=1)
     dossier_home: Path = Field(description="the host's ~/.dossier (runs.jsonl, sched/<slug>/...)")
@@ -145,6 +161,9 @@ class ScorecardConfig(_Strict):
     window: WindowConfig = Field(default_factory=WindowConfig)
     models: ModelsConfig = Field(default_factory=ModelsConfig)
     cycles_import: list[Path] = Field(default_factory=list)
+    pull_request: PullRequestConfig | None = Field(
+        default=None, description="optional: open or update a pull request with each weekly report"
+    )
     output_dir: Path | str = Field(
         default=Path("reports"),
         description="where reports are published: a directory (relative to this file) or an object-store URL",

@@ -54,6 +54,7 @@ CODE_VERSIONS: dict[str, str] = {
     "pairing_scores": "1",
     "batch_amortization": "1",
     "scorecard_report": "2",
+    "report_pull_request": "1",
 }
 
 # Where each ingest asset's rows come from (the `source` tag).

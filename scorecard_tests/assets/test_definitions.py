@@ -19,7 +19,13 @@ GROUPS = {
         *("batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"),
     },
     "transform": {"trail_runs", "run_table", "cycles"},
-    "report": {"model_scorecard", "pairing_scores", "batch_amortization", "scorecard_report"},
+    "report": {
+        "model_scorecard",
+        "pairing_scores",
+        "batch_amortization",
+        "scorecard_report",
+        "report_pull_request",
+    },
 }
 
 

@@ -393,7 +393,9 @@ def test_the_report_alone_rereads_what_is_published_when_it_runs(fleet_env: dict
     key = "2026-03-09"  # window end 2026-03-15: a past week no other test publishes
     report_dir = fleet_env["out"] / window_for_partition(key, days=30, mode="runs").window_end_date
     try:
-        stored = _report_over(fleet_env, io, key, selection=["model_scorecard", "pairing_scores"])
+        stored = _report_over(
+            fleet_env, io, key, selection=["model_scorecard", "pairing_scores", "batch_amortization"]
+        )
         assert stored.success
         (guard,) = stored.get_asset_check_evaluations()
         assert guard.passed and guard.metadata["published_issue_rows"].value == -1

@@ -12,7 +12,11 @@ from scorecard_assets.github.publish import publish_pull_request
 from scorecard_tests.fakes.github import FakeGitHub
 
 REPO = "acme/reports"
-FILES = {"model-scorecard.md": "# Model Scorecard\n", "digest.txt": "six lines\n", "chart.png": b"\x89PNG\x00"}
+FILES = {
+    "model-scorecard.md": "# Model Scorecard\n",
+    "digest.txt": "six lines\n",
+    "chart.png": b"\x89PNG\x00",
+}
 
 
 @pytest.fixture
