@@ -352,7 +352,7 @@ def read_batch_prs(cfg: ScorecardConfig) -> TableResult:
         if not path.parent.exists():
             continue  # no export of the repo at all: trail_comments names it
         if not path.exists():
-            warnings.append(_prs_unavailable(repo, f"the recorded export has no {path}"))
+            warnings.append(_prs_unavailable(repo, f"the recorded export has no {_shown(cfg, path)}"))
             continue
         try:
             data = json.loads(read_regular_bytes(path))
@@ -375,6 +375,16 @@ def read_batch_prs(cfg: ScorecardConfig) -> TableResult:
                 rows.append(row)
         warnings += malformed_line_warnings(str(path), bad, asset=asset, repo=repo, unit="entry")
     return TableResult(frame=typed_frame(rows, BATCH_PULL_REQUESTS), warnings=warnings)
+
+
+def _shown(cfg: ScorecardConfig, path: Path) -> str:
+    """``path`` relative to the config's folder when it lies inside it (as the other readers show it)."""
+    if cfg.config_path is not None:
+        try:
+            return str(path.relative_to(cfg.config_path.parent))
+        except ValueError:
+            pass
+    return str(path)
 
 
 def _prs_unavailable(repo: str, why: str) -> DataWarning:
