@@ -231,7 +231,7 @@ def test_every_check_can_be_executed_alone_in_the_ui(dagster_dev: dict) -> None:
         if n["assetChecksOrError"]["__typename"] == "AssetChecks"
         for c in n["assetChecksOrError"]["checks"]
     }
-    assert len(found) == 34
+    assert len(found) == 42
     assert all(c["canExecuteIndividually"] == "CAN_EXECUTE" for c in found.values())
     assert [k for k, c in found.items() if c["blocking"]] == [
         ("model_scorecard", "window_not_silently_empty")
@@ -242,8 +242,14 @@ def test_materialize_the_latest_week_through_graphql(dagster_dev: dict, weekly_r
     events = weekly_run
     checks = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
     materialized = {e["assetKey"]["path"][-1] for e in events if e["__typename"] == "MaterializationEvent"}
-    assert {"trail_comments", "run_table", "model_scorecard", "scorecard_report"} <= materialized
-    assert len(checks) == 34, "every check of the job's assets runs with the materialization"
+    assert {
+        "trail_comments",
+        "run_table",
+        "model_scorecard",
+        "batch_amortization",
+        "scorecard_report",
+    } <= materialized
+    assert len(checks) == 42, "every check of the job's assets runs with the materialization"
     assert any(
         c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks
     )
