@@ -68,9 +68,30 @@ class RepoConfig(_Strict):
         return check_repo_name(v)
 
 
+class PullRequestConfig(_Strict):
+    """Publish each weekly report as a pull request (README "Publishing as a pull request")."""
+
+    repo: str = Field(description="owner/name of the repo that receives the report files")
+    branch: str = Field(
+        default="scorecard/weekly", min_length=1, description="the branch of the pull request"
+    )
+    base: str | None = Field(default=None, description="the branch it targets; None = the repo's default")
+    path: str = Field(default="scorecard", description="folder in the repo: <path>/<window end>/ and latest/")
+
+    @field_validator("repo")
+    @classmethod
+    def _owner_name(cls, v: str) -> str:
+        return check_repo_name(v)
+
+
 class HostConfig(_Strict):
     name: str = Field(min_length=1)
     dossier_home: Path = Field(description="the host's ~/.dossier (runs.jsonl, sched/<slug>/...)")
+    claude_projects: Path | None = Field(
+        default=None,
+        description="the host's Claude Code projects folder (batch prep tokens); default: "
+        "<dossier_home>/../.claude/projects",
+    )
 
 
 class GitHubConfig(_Strict):
@@ -150,6 +171,9 @@ class ScorecardConfig(_Strict):
         description="routing advice, change alerts, adjusted effects (docs/decisions.md)",
     )
     guard: GuardConfig = Field(default_factory=GuardConfig)
+    pull_request: PullRequestConfig | None = Field(
+        default=None, description="optional: open or update a pull request with each weekly report"
+    )
     output_dir: Path | str = Field(
         default=Path("reports"),
         description="where reports are published: a directory (relative to this file) or an object-store URL",
@@ -243,7 +267,13 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
     return cfg.model_copy(
         update={
             "hosts": [
-                h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts
+                h.model_copy(
+                    update={
+                        "dossier_home": _resolve(base, h.dossier_home),
+                        "claude_projects": _resolve(base, h.claude_projects) if h.claude_projects else None,
+                    }
+                )
+                for h in cfg.hosts
             ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],

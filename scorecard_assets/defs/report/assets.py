@@ -250,6 +250,7 @@ def scorecard_report(
     change_alerts: Any,
     adjusted_effects: Any,
     pairing_comparison: Any,
+    batch_amortization: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`, with the decisions sections
@@ -263,6 +264,7 @@ def scorecard_report(
     pairings = values_by_partition(keys, pairing_scores)
     sessions = values_by_partition(keys, session_pairing_scores)
     decisions = _decisions_by_week(keys, routing_advice, change_alerts, adjusted_effects, pairing_comparison)
+    batches = values_by_partition(keys, batch_amortization)
     # every week of the range is checked before the first file is written
     for key in keys:
         forced = _refuse_a_silently_empty_window(scorecards[key], store)
@@ -270,7 +272,15 @@ def scorecard_report(
             context.log.warning(forced)
     for key in keys:
         meta = _publish_week(
-            context, cfg, store, key, scorecards[key], pairings[key], sessions[key], decisions[key]
+            context,
+            cfg,
+            store,
+            key,
+            scorecards[key],
+            pairings[key],
+            sessions[key],
+            decisions[key],
+            batches[key],
         )
         context.add_asset_metadata(meta, partition_key=key)
     return dg.MaterializeResult()
@@ -285,6 +295,7 @@ def _publish_week(
     pairing_scores: dict[str, Any],
     session_pairing_scores: dict[str, Any] | None,
     decisions: tuple[dict[str, Any], list[DataWarning]],
+    batches: dict[str, Any],
 ) -> dict[str, Any]:
     """Render and publish one week's report; its materialization metadata."""
     sessions = session_pairing_scores or {}
@@ -300,7 +311,9 @@ def _publish_week(
             *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
             *_records(DataWarning, sessions.get("warnings")),
             *decision_warnings,
+            *relative_to(_records(DataWarning, batches.get("warnings")), _config_dir(cfg)),
         ],
+        batches={k: batches.get(k) for k in ("summary", "batches")},
         sources=[
             *_records(SourceStat, model_scorecard.get("sources")),
             *_records(SourceStat, pairing_scores.get("sources")),
