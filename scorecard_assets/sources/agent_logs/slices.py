@@ -83,6 +83,10 @@ class SliceResult:
     bad_values: int = 0
     bad_value_examples: list[list[Any]] = field(default_factory=list)
     preamble_problem: str | None = None
+    lines: int = 0
+    ignored_lines: int = 0
+    malformed_fields: list[list[Any]] = field(default_factory=list)
+    format_hint: str | None = None
 
     def yields_usage(self) -> bool:
         """True when the slice records a cost or any token count."""
@@ -95,12 +99,21 @@ class SliceProblems(NamedTuple):
     ``log_warnings.file_warnings``)."""
 
     line: int
+    index: int
+    log_format: str
+    cost_usd: float
+    result_records: int
+    assistant_turns: int
     malformed: int
     malformed_lines: list[int]
     truncated_tail: bool
     bad_values: int
     bad_value_examples: list[list[Any]]
     preamble_problem: str | None
+    lines: int
+    ignored_lines: int
+    malformed_fields: list[list[Any]]
+    format_hint: str | None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,11 +16,14 @@ from scorecard_assets.sources.agent_logs.claude import ClaudeParser
 from scorecard_assets.sources.agent_logs.codex import CodexParser
 from scorecard_assets.sources.agent_logs.opencode import OpenCodeParser
 from scorecard_assets.sources.agent_logs.parsing import (
+    BAD,
+    BLANK,
     NON_SPACE_RE,
     FormatParser,
     Problems,
     decode,
     line_kind,
+    line_shape,
 )
 from scorecard_assets.sources.agent_logs.slices import (
     FORMAT_CLAUDE_JSON,
@@ -27,6 +31,7 @@ from scorecard_assets.sources.agent_logs.slices import (
     FORMAT_CODEX,
     FORMAT_OPENCODE,
     FORMAT_UNKNOWN,
+    TOKEN_FIELDS,
     SliceResult,
 )
 from scorecard_assets.sources.jsonl import UTF8_BOM
@@ -102,6 +107,8 @@ def _format_from_cmd(cmd: list[str]) -> str | None:
 
 
 def _format_of_type(kind: object) -> str | None:
+    if not isinstance(kind, str):
+        return None
     if kind == "result":
         return FORMAT_CLAUDE_JSON
     if kind in _CLAUDE_RECORD_TYPES:
@@ -154,6 +161,21 @@ def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
 
 # --------------------------------------------------------------------------------------------------
 # Slices of one log
+
+class _UnknownParser(FormatParser):
+    """A slice in no recognised format (plain text such as a gate log's output): a line shaped like a
+    JSON record is still decoded, so that one that is not valid (or whose ``type`` is not a string)
+    is malformed; every other line is ignored by design."""
+
+    def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
+        if line_shape(self.data, start, end) in (BAD, BLANK):
+            self.problems.ignored()
+        elif self.decode_object(start, end, line) is not None:
+            self.problems.ignored()
+
+    def finish(self, out: SliceResult) -> None:
+        return None
+
 
 _PARSERS: dict[str, type[FormatParser]] = {
     FORMAT_CLAUDE_STREAM: ClaudeParser,
@@ -242,34 +264,76 @@ class _OpenSlice:
         self.out = SliceResult(index=index, offset=base_offset + start, line=line, bytes=0)
         self.problems = Problems()
         self.last_line = line
+        self.lines = 1 if preamble is not None else 0
         self.cmd: list[str] | None = None
         if preamble is not None:
             self.cmd = _cmd_list(preamble.get("cmd"))
             self.out.cmd = " ".join(self.cmd) if self.cmd else None
             _preamble_start(self.out, preamble.get("ts"))
-        log_format = (_format_from_cmd(self.cmd) if self.cmd else None) or _sniff_format(
-            data, view, content_start
-        )
+        log_format, self.out.format_hint = _choose_format(self.cmd, _sniff_format(data, view, content_start))
         self.out.log_format = log_format
-        self.out.agent_cli = (_cmd_basename(self.cmd) if self.cmd else None) or _CLI_OF_FORMAT.get(log_format)
-        parser_class = _PARSERS.get(log_format)
-        self.parser = parser_class(data, view, self.problems) if parser_class is not None else None
-        self.parser_feed = self.parser.feed if self.parser is not None else None
+        self.out.agent_cli = _CLI_OF_FORMAT.get(log_format) or (_cmd_basename(self.cmd) if self.cmd else None)
+        self.parser = _PARSERS.get(log_format, _UnknownParser)(data, view, self.problems)
+        self.parser_feed = self.parser.feed
+        # Claude result records in a slice of another format still give their cost (docs/sources.md
+        # "Agent logs by content").
+        self.claude_results: ClaudeParser | None = None
+        if not isinstance(self.parser, ClaudeParser):
+            self.claude_results = ClaudeParser(data, view, self.problems)
+
+    def blank_lines(self, count: int) -> None:
+        self.lines += count
+        self.problems.ignored_count += count
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
         self.last_line = line
-        if self.parser_feed is not None:
-            self.parser_feed(start, end, line, kind)
+        self.lines += 1
+        if kind == b"result" and self.claude_results is not None:
+            self.claude_results.feed(start, end, line, kind)
+            return
+        self.parser_feed(start, end, line, kind)
 
     def finish(self, end: int, unterminated: bool) -> SliceResult:
         out = self.out
         out.bytes = end - self.start
-        if self.parser is not None:
-            self.parser.finish(out)
+        self.parser.finish(out)
+        extra = self.claude_results
+        if extra is not None and extra.result_records:
+            _take_result_cost(out, extra)
         if out.models is None and self.cmd:
             out.models = _cmd_option(self.cmd, "-m", "--model")
         self.problems.fill(out, self.last_line, unterminated)
+        out.lines = self.lines
         return out
+
+
+def _choose_format(cmd: list[str] | None, content: str) -> tuple[str, str | None]:
+    """The slice's format, chosen by its content (the command is only a hint, used when the content
+    decides nothing), and the hint: the command's program when it names another CLI than the content's
+    (a wrapper script, a mislabelled dispatch), else None."""
+    hinted = _format_from_cmd(cmd) if cmd else None
+    if content == FORMAT_UNKNOWN:
+        return hinted or FORMAT_UNKNOWN, None
+    program = _cmd_basename(cmd) if cmd else None
+    if program is None or program.lower() == _CLI_OF_FORMAT[content]:
+        # The same CLI: its command says which of its output formats (stream-json or json).
+        return (hinted if hinted is not None and _CLI_OF_FORMAT[hinted] == _CLI_OF_FORMAT[content] else content), None
+    return content, program
+
+
+def _take_result_cost(out: SliceResult, claude: ClaudeParser) -> None:
+    """Cost, tokens and result count of the Claude result records of a slice in another format, when
+    the slice's own parser found no cost (every result record counts; nothing is blended)."""
+    found = SliceResult(index=out.index, offset=out.offset, line=out.line, bytes=out.bytes)
+    claude.finish(found)
+    out.result_records += found.result_records
+    if math.isnan(out.cost_usd) and not math.isnan(found.cost_usd):
+        out.cost_usd, out.cost_kind = found.cost_usd, found.cost_kind
+        for name in TOKEN_FIELDS:
+            setattr(out, name, getattr(found, name))
+        out.models = out.models or found.models
+        if out.format_hint is None:
+            out.format_hint = out.agent_cli
 
 
 def parse_log_bytes(
@@ -291,6 +355,7 @@ def parse_log_bytes(
     find = data.find
     pos = len(UTF8_BOM) if base_offset == 0 and data.startswith(UTF8_BOM) else 0
     line = base_line
+    leading_blank = 0  # blank lines before the first slice: they belong to it (ignored by design)
     while pos < size:
         newline = find(b"\n", pos)
         end = size if newline == -1 else newline
@@ -301,16 +366,19 @@ def parse_log_bytes(
         if preamble is not None:
             if current is not None:
                 slices.append(current.finish(pos, unterminated=False))
+            first_blank = current is None and leading_blank > 0
             current = _OpenSlice(
                 data,
                 view,
-                start=pos,
+                start=0 if first_blank else pos,
                 content_start=end + 1,
-                line=line,
+                line=base_line if first_blank else line,
                 base_offset=base_offset,
                 index=base_index + len(slices),
                 preamble=preamble,
             )
+            current.blank_lines(leading_blank)
+            leading_blank = 0
             feed = current.feed
         elif feed is not None:
             feed(pos, end, line, kind)
@@ -325,8 +393,12 @@ def parse_log_bytes(
                 index=base_index,
                 preamble=None,
             )
+            current.blank_lines(leading_blank)
+            leading_blank = 0
             feed = current.feed
             feed(pos, end, line, kind)
+        else:
+            leading_blank += 1
         pos = end + 1
         line += 1
     if current is not None:
