@@ -46,6 +46,7 @@ def _join_models(models: set[str]) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # Claude Code (stream-json and json)
 
+
 def _message_key(record: dict[str, Any], line: int, record_index: int) -> object:
     """An assistant record's message id (one message may span several lines), else its position."""
     message = record.get("message")

@@ -29,7 +29,7 @@ from scorecard_assets.sources.agent_logs.cache import (
     read_range,
 )
 from scorecard_assets.sources.agent_logs.log_warnings import file_warnings, missing, shared_slug, unreadable
-from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable
+from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable, cost_missing
 from scorecard_assets.sources.agent_logs.slicing import parse_log_bytes
 from scorecard_assets.sources.agent_logs.tally import NO_TOTALS, DirTally, RowTotals, source_stat
 from scorecard_assets.sources.files import UNREADABLE, path_problem
@@ -95,7 +95,13 @@ _NO_SLICES: tuple[SliceResult, ...] = ()
 
 def _has_problem(s: SliceResult) -> bool:
     """True when the slice contributes to a file warning (see ``log_warnings.file_warnings``)."""
-    return s.malformed > 0 or s.bad_values > 0 or s.preamble_problem is not None
+    return (
+        s.malformed > 0
+        or s.bad_values > 0
+        or s.preamble_problem is not None
+        or s.format_hint is not None
+        or cost_missing(s.log_format, s.cost_usd, s.assistant_turns, s.result_records)
+    )
 
 
 def _log_entries(runs_dir: Path) -> list[tuple[str, str]]:

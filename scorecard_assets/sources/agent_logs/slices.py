@@ -33,6 +33,14 @@ USAGE_TOKEN_KEYS = {
     "cache_read_tokens": "cache_read_input_tokens",
 }
 TOKEN_FIELDS = tuple(USAGE_TOKEN_KEYS)
+# The formats whose CLI writes its cost into the log (Codex writes tokens only).
+COST_FORMATS = (FORMAT_CLAUDE_STREAM, FORMAT_CLAUDE_JSON, FORMAT_OPENCODE)
+
+
+def cost_missing(log_format: str, cost_usd: float, assistant_turns: int, result_records: int) -> bool:
+    """A slice that should carry a cost and yields none: its CLI writes costs, it did work (an assistant
+    turn or a result record), and no cost was read."""
+    return log_format in COST_FORMATS and math.isnan(cost_usd) and (assistant_turns > 0 or result_records > 0)
 
 
 # --------------------------------------------------------------------------------------------------

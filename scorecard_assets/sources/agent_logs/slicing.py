@@ -162,15 +162,17 @@ def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
 # --------------------------------------------------------------------------------------------------
 # Slices of one log
 
+
 class _UnknownParser(FormatParser):
     """A slice in no recognised format (plain text such as a gate log's output): a line shaped like a
     JSON record is still decoded, so that one that is not valid (or whose ``type`` is not a string)
     is malformed; every other line is ignored by design."""
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
-        if line_shape(self.data, start, end) in (BAD, BLANK):
-            self.problems.ignored()
-        elif self.decode_object(start, end, line) is not None:
+        if (
+            line_shape(self.data, start, end) in (BAD, BLANK)
+            or self.decode_object(start, end, line) is not None
+        ):
             self.problems.ignored()
 
     def finish(self, out: SliceResult) -> None:
@@ -317,7 +319,9 @@ def _choose_format(cmd: list[str] | None, content: str) -> tuple[str, str | None
     program = _cmd_basename(cmd) if cmd else None
     if program is None or program.lower() == _CLI_OF_FORMAT[content]:
         # The same CLI: its command says which of its output formats (stream-json or json).
-        return (hinted if hinted is not None and _CLI_OF_FORMAT[hinted] == _CLI_OF_FORMAT[content] else content), None
+        return (
+            hinted if hinted is not None and _CLI_OF_FORMAT[hinted] == _CLI_OF_FORMAT[content] else content
+        ), None
     return content, program
 
 

@@ -1172,7 +1172,7 @@ def test_malformed_and_out_of_range_warnings_name_the_file_and_line(tmp_path: Pa
     result = read_agent_logs(cfg)
     (malformed,) = [w for w in by_code(result.warnings, "malformed_line") if "line(s)" in w.message]
     assert malformed.path == str(path) and malformed.line == 2 and malformed.issue == 4
-    assert malformed.values == {"lines": 2, "first_lines": "2, 6", "truncated_last_line": True}
+    assert malformed.values == {"lines": 2, "first_lines": "2, 6", "truncated_last_line": True, "field": None}
     assert malformed.count == 2
     (ts_warning,) = [w for w in by_code(result.warnings, "malformed_line") if "preamble" in w.message]
     assert ts_warning.line == 4 and ts_warning.values["ts"] == "later"
