@@ -128,6 +128,10 @@ WARNING_CODES: dict[str, WarningCode] = {
     "agent_log_cost_missing": WarningCode(
         ("agent_log_usage",), "a dispatch slice of a cost-recording CLI that yields no cost"
     ),
+    "text_replaced": WarningCode(
+        ("run_telemetry", "dispatch_events"),
+        "valid JSON text holding a lone UTF-16 surrogate escape, replaced by U+FFFD (the line counts)",
+    ),
     "unknown_event": WarningCode(("dispatch_events",), "an event name outside the scheduler vocabulary"),
     "out_of_range_value": WarningCode(
         ("run_telemetry", "agent_log_usage"),

@@ -110,6 +110,8 @@ def _render_runs_jsonl(
     if host in flags.malformed_runs_on and len(lines) > 10:
         mid = len(lines) // 2
         lines.insert(mid, lines[mid][: len(lines[mid]) // 3] + " <<<<<<< merge conflict")
+        # a user name read with a lone surrogate (a non-UTF-8 account name): valid JSON, replaced
+        lines[mid + 1] = lines[mid + 1].replace('"user":"sched"', '"user":"sched\\udcff"', 1)
     text = "\n".join(lines) + "\n"
     if host in flags.truncate_runs_on and lines:
         text = text[: len(text) - 1 - len(lines[-1]) // 2]

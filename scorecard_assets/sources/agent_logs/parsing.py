@@ -13,7 +13,13 @@ import orjson
 
 from scorecard_assets.sanitize import render_value
 from scorecard_assets.sources.agent_logs.slices import EXAMPLES, NAN, TOKEN_FIELDS, SliceResult
-from scorecard_assets.sources.jsonl import ORJSON_INFINITY_PREFIX, reject_json_constant
+from scorecard_assets.sources.jsonl import (
+    ORJSON_INFINITY_PREFIX,
+    TOO_DEEP,
+    decode_with_lone_surrogates,
+    is_surrogate_refusal,
+    reject_json_constant,
+)
 from scorecard_assets.sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
 TOKEN_MAX = 1e15
@@ -174,6 +180,9 @@ def decode(view: memoryview, start: int, end: int) -> object:
     try:
         return orjson.loads(view[start:end])
     except orjson.JSONDecodeError as exc:
+        if is_surrogate_refusal(exc):  # valid JSON: lone surrogates become U+FFFD
+            value = decode_with_lone_surrogates(view[start:end])
+            return BAD if value is None or value is TOO_DEEP else value
         if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
             return BAD
     try:

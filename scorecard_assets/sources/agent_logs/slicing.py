@@ -34,7 +34,7 @@ from scorecard_assets.sources.agent_logs.slices import (
     TOKEN_FIELDS,
     SliceResult,
 )
-from scorecard_assets.sources.jsonl import UTF8_BOM
+from scorecard_assets.sources.jsonl import UTF8_BOM, looks_like_iso_time
 
 SNIFF_LINES = 50
 SNIFF_LINE_MAX_BYTES = 1 << 20
@@ -223,7 +223,10 @@ def _plain_iso_ns(raw: str) -> int | None:
 
 def _pandas_ns(raw: str) -> int | None:
     """Nanoseconds since the epoch of any time text pandas reads (naive = UTC); None when it reads
-    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit)."""
+    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit), or a
+    word pandas special-cases (``now``, ``today``: not the time of the run)."""
+    if not looks_like_iso_time(raw):
+        return None
     try:
         stamp = pd.Timestamp(raw)
         if pd.isna(stamp):
