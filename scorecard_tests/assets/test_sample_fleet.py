@@ -37,7 +37,7 @@ ALL_ASSETS = list(defs.assets or [])
 ALL_CHECKS = list(defs.asset_checks or [])
 ALL_DEFS = [*ALL_ASSETS, *ALL_CHECKS]
 WINDOW_DIR = re.compile(r"\d{4}-\d{2}-\d{2}")
-WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 37
+WARNING_CHECK_COUNT = sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)  # 38
 REPORT = ["model_scorecard", "pairing_scores", "scorecard_report"]
 LATEST = "2026-11-16"  # the latest complete week before the sample's as_of (2026-11-23)
 
@@ -93,7 +93,7 @@ def test_ingest_and_transform_succeed_with_every_check_warn_not_error(fleet_env:
     assert result.success
     evals = result.get_asset_check_evaluations()
     assert evals, "the warning checks must run with their assets"
-    assert len(evals) == WARNING_CHECK_COUNT == 37, "every warning check of the selected assets ran once"
+    assert len(evals) == WARNING_CHECK_COUNT == 38, "every warning check of the selected assets ran once"
     assert all(e.severity == dg.AssetCheckSeverity.WARN for e in evals)
     failed = {(e.asset_key.to_user_string(), e.check_name) for e in evals if not e.passed}
     assert ("trail_runs", "unusable_at") in failed

@@ -41,7 +41,13 @@ def claude_result(cost: float = 1.25, tokens: int = 100) -> dict[str, Any]:
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": tokens * 3,
     }
-    return {"type": "result", "subtype": "success", "duration_ms": 900, "total_cost_usd": cost, "usage": usage}
+    return {
+        "type": "result",
+        "subtype": "success",
+        "duration_ms": 900,
+        "total_cost_usd": cost,
+        "usage": usage,
+    }
 
 
 def config(tmp_path: Path, hosts: list[str] = ("h1",), repos: list[str] = (REPO,)) -> ScorecardConfig:  # type: ignore[assignment]
