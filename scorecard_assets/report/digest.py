@@ -13,8 +13,9 @@ Contract: :func:`render_digest` returns exactly six single-line strings, whateve
 6. ``🔗 <report_link>`` plus `` — ⚠️ <k> data warning(s)`` when the sidecar has k > 0 warnings.
 
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
-by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
-included) are replaced, so no name can add a line; `](` is split (no live links).
+by repo). Names pass through ``sanitize.safe_plain``: control and invisible characters (line breaks
+included) are replaced, so no name can add a line; links, mentions and issue references are
+defanged; `](` is split (no live links).
 Pure module, no Dagster.
 """
 
@@ -31,7 +32,7 @@ from scorecard_assets.report.formatters import (
     js_number_str,
     js_to_fixed,
 )
-from scorecard_assets.sanitize import safe_cell, scrub
+from scorecard_assets.sanitize import safe_plain, scrub
 
 Row = dict[str, Any]
 SEPARATOR = " · "
@@ -57,10 +58,10 @@ def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
 
 
 def _plain(value: object) -> str:
-    """A name in the digest: the reference's safeCell, and ``](`` split so a chat client that renders
-    markdown cannot make a name a live link (no HTML entities: the digest is plain text, and names
-    such as ``claude-opus-5[1m]`` keep their brackets)."""
-    return safe_cell(value, code=True).replace("](", "] (")
+    """A name in the digest, defanged for plain text (``sanitize.safe_plain``: no live link, mention
+    or issue reference; no HTML entities, and names such as ``claude-opus-5[1m]`` keep their
+    brackets)."""
+    return safe_plain(value)
 
 
 def _short_repo(repo: object) -> str:

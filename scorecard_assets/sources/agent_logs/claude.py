@@ -98,15 +98,15 @@ class ClaudeParser(FormatParser):
         record = decode(self.view, start, end)
         if isinstance(record, dict):
             if not self._record(record, line, 0):
-                self.problems.ignored()
+                self.problems.ignored(line)
         elif isinstance(record, list) and record and all(isinstance(item, dict) for item in record):
             used = False
             for index, item in enumerate(record):
                 used = self._record(item, line, index) or used
             if not used:
-                self.problems.ignored()
+                self.problems.ignored(line)
         elif record is BAD and NON_SPACE_RE.search(self.data, start, end) is None:
-            self.problems.ignored()
+            self.problems.ignored(line)
         else:
             self.problems.malformed(line)
 

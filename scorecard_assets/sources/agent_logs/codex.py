@@ -54,7 +54,7 @@ class CodexParser(FormatParser):
             if item is not None:
                 self._item(item, line)
         elif event not in ("thread.started", "turn.failed", "error"):
-            self.problems.ignored()
+            self.problems.ignored(line)
 
     def _usage(self, line: int, usage: dict[str, Any] | None) -> None:
         if usage is None:

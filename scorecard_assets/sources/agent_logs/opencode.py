@@ -68,7 +68,7 @@ class OpenCodeParser(FormatParser):
         elif event == "tool_use":
             self._tool_use(part, line)
         elif event not in _OTHER_EVENTS:
-            self.problems.ignored()
+            self.problems.ignored(line)
 
     def _step_finish(self, part: dict[str, Any], line: int, ts: float | None) -> None:
         self.steps += 1

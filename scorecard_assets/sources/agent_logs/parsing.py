@@ -54,10 +54,14 @@ class Problems:
         self.bad_examples: list[list[Any]] = []
         self.field_examples: list[list[Any]] = []
         self.ignored_count = 0
+        self.last_ignored = 0
 
     def malformed(self, line: int) -> None:
         if self.last_malformed == line and self.malformed_count:
             return
+        if self.last_ignored == line:  # a line is malformed or ignored, never both
+            self.ignored_count -= 1
+            self.last_ignored = 0
         self.malformed_count += 1
         self.last_malformed = line
         if len(self.malformed_lines) < EXAMPLES:
@@ -69,8 +73,13 @@ class Problems:
         if len(self.field_examples) < EXAMPLES:
             self.field_examples.append([line, name, render_value(value)])
 
-    def ignored(self) -> None:
+    def ignored(self, line: int) -> None:
+        if self.last_malformed == line and self.malformed_count:
+            return
+        if self.last_ignored == line:
+            return
         self.ignored_count += 1
+        self.last_ignored = line
 
     def bad_value(self, line: int, name: str, value: object) -> None:
         self.bad_count += 1
@@ -239,7 +248,7 @@ class FormatParser:
                 return None
             return record
         if record is BAD and NON_SPACE_RE.search(self.data, start, end) is None:
-            self.problems.ignored()
+            self.problems.ignored(line)
             return None
         self.problems.malformed(line)
         return None

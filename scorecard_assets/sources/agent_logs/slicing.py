@@ -173,7 +173,7 @@ class _UnknownParser(FormatParser):
             line_shape(self.data, start, end) in (BAD, BLANK)
             or self.decode_object(start, end, line) is not None
         ):
-            self.problems.ignored()
+            self.problems.ignored(line)
 
     def finish(self, out: SliceResult) -> None:
         return None
