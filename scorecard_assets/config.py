@@ -225,7 +225,7 @@ def _format_errors(path: Path, err: ValidationError) -> str:
 # ConfigError naming the key, never a RecursionError or ValueError from deep inside the YAML parser.
 YAML_MAX_DEPTH = 50
 YAML_MAX_NUMBER_CHARS = 100
-YAML_MAX_ALIASES = 1000
+YAML_MAX_NODES = 100_000
 AS_OF_RANGE = (date(1970, 1, 1), date(2200, 12, 31))
 
 
@@ -238,13 +238,11 @@ class _YamlTooLarge(Exception):
 
 class _BoundedLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` that refuses, with the key path, a document nested deeper than
-    ``YAML_MAX_DEPTH``, a number written with more than ``YAML_MAX_NUMBER_CHARS`` characters and more
-    than ``YAML_MAX_ALIASES`` alias uses (exponential expansion)."""
+    ``YAML_MAX_DEPTH`` and a number written with more than ``YAML_MAX_NUMBER_CHARS`` characters."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._path: list[str] = []
-        self._aliases = 0
 
     def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:  # type: ignore[override]
         if isinstance(index, yaml.ScalarNode):
@@ -257,10 +255,6 @@ class _BoundedLoader(yaml.SafeLoader):
         try:
             if len(self._path) > YAML_MAX_DEPTH:
                 raise _YamlTooLarge(self._path[:-1], f"nested more than {YAML_MAX_DEPTH} levels deep")
-            if self.check_event(yaml.AliasEvent):
-                self._aliases += 1
-                if self._aliases > YAML_MAX_ALIASES:
-                    raise _YamlTooLarge(self._path[:-1], f"more than {YAML_MAX_ALIASES} alias uses")
             node = super().compose_node(parent, index)
             if (
                 isinstance(node, yaml.ScalarNode)
@@ -276,6 +270,32 @@ class _BoundedLoader(yaml.SafeLoader):
             self._path.pop()
 
 
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand to more than ``YAML_MAX_NODES`` values (an alias bomb
+    is small text and a huge value), naming the top-level key that holds the most."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(item) for item in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        sizes[id(node)] = total
+        return total
+
+    if size(root) <= YAML_MAX_NODES:
+        return
+    key = "(top level)"
+    if isinstance(root, yaml.MappingNode) and root.value:
+        biggest = max(root.value, key=lambda kv: size(kv[1]))
+        key = str(biggest[0].value)[:40]
+    raise _YamlTooLarge([key], f"aliases expand to more than {YAML_MAX_NODES} values")
+
+
 def _shown_key(key: str) -> str:
     """``extra[0][0]...`` for a key path, its first parts only when it is long."""
     parts = [p for p in key.split(".") if p != "<key>"]
@@ -289,7 +309,11 @@ def load_yaml(text: str, path: Path) -> object:
     document beyond the bounds above."""
     loader = _BoundedLoader(text)
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
     except _YamlTooLarge as exc:
         key = _shown_key(exc.key)
         raise ConfigError(f"invalid scorecard config {path}: {key}: {exc.reason}") from None
