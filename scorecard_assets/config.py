@@ -307,8 +307,9 @@ def _shown_key(key: str) -> str:
 def load_yaml(text: str, path: Path) -> object:
     """The YAML document of ``text``; ConfigError (one line, naming the key) for invalid YAML or a
     document beyond the bounds above."""
-    loader = _BoundedLoader(text)
+    loader: _BoundedLoader | None = None
     try:
+        loader = _BoundedLoader(text)  # the reader refuses control characters here already
         node = loader.get_single_node()
         if node is None:
             return None
@@ -325,7 +326,8 @@ def load_yaml(text: str, path: Path) -> object:
             f"invalid scorecard config {path}: a value YAML cannot represent ({type(exc).__name__})"
         ) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def config_path_from_env() -> Path:
