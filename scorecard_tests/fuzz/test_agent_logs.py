@@ -15,7 +15,12 @@ import pandas as pd
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from scorecard_assets.sources.agent_logs import SliceResult, parse_log_bytes, read_agent_logs
+from scorecard_assets.sources.agent_logs import (
+    SliceResult,
+    parse_log_bytes,
+    parse_log_chunks,
+    read_agent_logs,
+)
 from scorecard_tests.factories import readers as R
 
 logs = R.mutated_file(R.AGENT_RECORDS, max_lines=14)
@@ -84,3 +89,13 @@ def test_a_read_resumed_from_the_cache_equals_a_fresh_read(data: bytes, cut: int
     pd.testing.assert_frame_equal(resumed.frame, fresh.frame)
     assert [w.model_dump() for w in resumed.warnings] == [w.model_dump() for w in fresh.warnings]
     assert [s.model_dump() for s in resumed.sources] == [s.model_dump() for s in fresh.sources]
+
+
+@settings()
+@given(logs, st.lists(st.integers(0, 4000), max_size=6))
+def test_a_parse_streamed_in_chunks_cut_anywhere_equals_the_whole_parse(data: bytes, cuts: list[int]) -> None:
+    points = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    assert [_comparable(s) for s in parse_log_chunks(chunks)] == [
+        _comparable(s) for s in parse_log_bytes(data)
+    ]

@@ -81,7 +81,12 @@ from scorecard_assets.sources.agent_logs.slices import (
     SliceResult,
     SliceTable,
 )
-from scorecard_assets.sources.agent_logs.slicing import SNIFF_LINE_MAX_BYTES, SNIFF_LINES, parse_log_bytes
+from scorecard_assets.sources.agent_logs.slicing import (
+    SNIFF_LINE_MAX_BYTES,
+    SNIFF_LINES,
+    parse_log_bytes,
+    parse_log_chunks,
+)
 from scorecard_assets.sources.agent_logs.tally import SOURCE
 
 __all__ = [
@@ -106,5 +111,6 @@ __all__ = [
     "SliceTable",
     "issue_from_log_name",
     "parse_log_bytes",
+    "parse_log_chunks",
     "read_agent_logs",
 ]

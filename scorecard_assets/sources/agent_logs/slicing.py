@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -126,12 +127,18 @@ def _format_of_record(record: object) -> str | None:
     return _format_of_type(record.get("type")) if isinstance(record, dict) else None
 
 
-def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
-    """The format of the first decisive record among the first lines from ``start`` (stops at a preamble)."""
+def _sniff_format(data: bytes, view: memoryview, start: int, final: bool = True) -> str | None:
+    """The format of the first decisive record among the first lines from ``start`` (stops at a
+    preamble); None when ``data`` is not ``final`` and ends before the lines that decide (the caller
+    reads on and asks again, so a streamed parse decides exactly as a whole-file one)."""
     seen = 0
     pos = start
     size = len(data)
-    while pos < size and seen < SNIFF_LINES:
+    while True:
+        if seen >= SNIFF_LINES:
+            break
+        if pos >= size:
+            return FORMAT_UNKNOWN if final else None
         newline = data.find(b"\n", pos)
         end = size if newline == -1 else newline
         first = NON_SPACE_RE.search(data, pos, end)
@@ -259,7 +266,7 @@ class _OpenSlice:
         view: memoryview,
         *,
         start: int,
-        content_start: int,
+        content_format: str,
         line: int,
         base_offset: int,
         index: int,
@@ -275,7 +282,7 @@ class _OpenSlice:
             self.cmd = _cmd_list(preamble.get("cmd"))
             self.out.cmd = " ".join(self.cmd) if self.cmd else None
             _preamble_start(self.out, preamble.get("ts"))
-        log_format, self.out.format_hint = _choose_format(self.cmd, _sniff_format(data, view, content_start))
+        log_format, self.out.format_hint = _choose_format(self.cmd, content_format)
         self.out.log_format = log_format
         self.out.agent_cli = _CLI_OF_FORMAT.get(log_format) or (_cmd_basename(self.cmd) if self.cmd else None)
         self.parser = _PARSERS.get(log_format, _UnknownParser)(data, view, self.problems)
@@ -285,6 +292,13 @@ class _OpenSlice:
         self.claude_results: ClaudeParser | None = None
         if not isinstance(self.parser, ClaudeParser):
             self.claude_results = ClaudeParser(data, view, self.problems)
+
+    def rebind(self, data: bytes, view: memoryview) -> None:
+        """The next chunk of a streamed parse: its parsers read lines from it (line positions are
+        relative to the chunk; slice positions are absolute)."""
+        for parser in (self.parser, self.claude_results):
+            if parser is not None:
+                parser.data, parser.view = data, view
 
     def blank_lines(self, count: int) -> None:
         self.lines += count
@@ -352,62 +366,108 @@ def parse_log_bytes(
     a preamble line (the incremental reader resumes at the last slice's start). Line numbers count
     from ``base_line`` and slice indices from ``base_index``, so a resumed parse yields exactly the
     slices a full parse would yield from that offset. Content before the first preamble forms a
-    slice only when it holds a non-blank line.
+    slice only when it holds a non-blank line; blank lines before the first slice belong to it.
     """
-    view = memoryview(data)
-    size = len(data)
-    slices: list[SliceResult] = []
-    current: _OpenSlice | None = None
-    feed = None
-    find = data.find
-    pos = len(UTF8_BOM) if base_offset == 0 and data.startswith(UTF8_BOM) else 0
-    line = base_line
-    leading_blank = 0  # blank lines before the first slice: they belong to it (ignored by design)
-    while pos < size:
-        newline = find(b"\n", pos)
-        end = size if newline == -1 else newline
-        kind = line_kind(data, pos, end)
-        preamble = None
-        if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
-            preamble = _preamble_record(view, pos, end)
-        if preamble is not None:
-            if current is not None:
-                slices.append(current.finish(pos, unterminated=False))
-            first_blank = current is None and leading_blank > 0
-            current = _OpenSlice(
-                data,
-                view,
-                start=0 if first_blank else pos,
-                content_start=end + 1,
-                line=base_line if first_blank else line,
-                base_offset=base_offset,
-                index=base_index + len(slices),
-                preamble=preamble,
-            )
-            current.blank_lines(leading_blank)
-            leading_blank = 0
-            feed = current.feed
-        elif feed is not None:
-            feed(pos, end, line, kind)
-        elif NON_SPACE_RE.search(data, pos, end) is not None:
-            current = _OpenSlice(
-                data,
-                view,
-                start=0,
-                content_start=pos,
-                line=base_line,
-                base_offset=base_offset,
-                index=base_index,
-                preamble=None,
-            )
-            current.blank_lines(leading_blank)
-            leading_blank = 0
-            feed = current.feed
-            feed(pos, end, line, kind)
-        else:
-            leading_blank += 1
-        pos = end + 1
-        line += 1
-    if current is not None:
-        slices.append(current.finish(size, unterminated=size > 0 and data[size - 1] != 0x0A))
-    return slices
+    return parse_log_chunks([data], base_offset=base_offset, base_line=base_line, base_index=base_index)
+
+
+def parse_log_chunks(
+    chunks: Iterable[bytes], *, base_offset: int = 0, base_line: int = 1, base_index: int = 0
+) -> list[SliceResult]:
+    """``parse_log_bytes`` over the bytes of ``chunks`` in order (cut anywhere), holding one chunk and
+    the unfinished lines at a time: the slices are those of the concatenated bytes."""
+    stream = _LogStream(base_offset, base_line, base_index)
+    carry = b""
+    for chunk in chunks:
+        if not chunk:
+            continue
+        buffer = carry + chunk if carry else chunk
+        used = stream.run(buffer, final=False)
+        carry = buffer[used:]
+    stream.run(carry, final=True)
+    return stream.finish()
+
+
+class _LogStream:
+    """The state of one log's parse between chunks (see ``parse_log_chunks``)."""
+
+    def __init__(self, base_offset: int, base_line: int, base_index: int) -> None:
+        self.base_offset = base_offset
+        self.base_line = base_line
+        self.base_index = base_index
+        self.slices: list[SliceResult] = []
+        self.current: _OpenSlice | None = None
+        self.line = base_line
+        self.leading_blank = 0  # blank lines before the first slice: they belong to it (ignored)
+        self.consumed = 0  # bytes processed so far (relative to base_offset)
+        self.started = False
+        self.last_byte = -1
+
+    def run(self, data: bytes, *, final: bool) -> int:
+        """Process the complete lines of ``data`` (all of it when ``final``), which begins at byte
+        ``consumed``; return how many bytes were processed (the rest is passed again, with more)."""
+        size = len(data)
+        if size:
+            self.last_byte = data[size - 1]
+        limit = size if final else data.rfind(b"\n") + 1
+        pos = 0
+        if not self.started and (final or size >= len(UTF8_BOM)):
+            self.started = True
+            if self.base_offset == 0 and data.startswith(UTF8_BOM):
+                pos = len(UTF8_BOM)
+        elif not self.started:
+            return 0
+        view = memoryview(data)
+        base = self.consumed
+        current = self.current
+        if current is not None:
+            current.rebind(data, view)
+        find = data.find
+        line = self.line
+        while pos < limit:
+            newline = find(b"\n", pos, limit)
+            end = limit if newline == -1 else newline
+            kind = line_kind(data, pos, end)
+            preamble = None
+            if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
+                preamble = _preamble_record(view, pos, end)
+            if preamble is not None or (current is None and NON_SPACE_RE.search(data, pos, end) is not None):
+                content_start = end + 1 if preamble is not None else pos
+                content_format = _sniff_format(data, view, content_start, final)
+                if content_format is None:
+                    break  # the lines that decide the format are in the next chunk
+                if current is not None:
+                    self.slices.append(current.finish(base + pos, unterminated=False))
+                first_blank = preamble is None or (current is None and self.leading_blank > 0)
+                current = _OpenSlice(
+                    data,
+                    view,
+                    start=0 if first_blank else base + pos,
+                    content_format=content_format,
+                    line=self.base_line if first_blank else line,
+                    base_offset=self.base_offset,
+                    index=self.base_index + len(self.slices),
+                    preamble=preamble,
+                )
+                current.blank_lines(self.leading_blank)
+                self.leading_blank = 0
+                if preamble is None:
+                    current.feed(pos, end, line, kind)
+            elif current is not None:
+                current.feed(pos, end, line, kind)
+            else:
+                self.leading_blank += 1
+            pos = end + 1
+            line += 1
+        self.current = current
+        self.line = line
+        used = min(pos, size)
+        self.consumed = base + used
+        return used
+
+    def finish(self) -> list[SliceResult]:
+        if self.current is not None:
+            unterminated = self.consumed > 0 and self.last_byte != 0x0A
+            self.slices.append(self.current.finish(self.consumed, unterminated=unterminated))
+            self.current = None
+        return self.slices

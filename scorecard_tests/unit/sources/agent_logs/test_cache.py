@@ -79,15 +79,16 @@ class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parses: list[tuple[int, int]] = []
         self.reads = 0
-        real_parse = agent_log_reader.parse_log_bytes
-        real_read = agent_log_reader.read_range
+        real_parse = agent_log_reader.parse_log_chunks
+        real_read = agent_log_reader.read_chunks
         real_cache_read = agent_log_cache.read_range
 
-        def parse(data: bytes, **kwargs: int) -> list[SliceResult]:
+        def parse(chunks: Any, **kwargs: int) -> list[SliceResult]:
+            data = b"".join(chunks)
             self.parses.append((kwargs.get("base_offset", 0), len(data)))
-            return real_parse(data, **kwargs)
+            return real_parse([data], **kwargs)
 
-        def read(path: Path, offset: int, length: int) -> bytes:
+        def read(path: str, offset: int, length: int) -> Any:
             self.reads += 1
             return real_read(path, offset, length)
 
@@ -95,8 +96,8 @@ class Spy:
             self.reads += 1
             return real_cache_read(path, offset, length)
 
-        monkeypatch.setattr(agent_log_reader, "parse_log_bytes", parse)
-        monkeypatch.setattr(agent_log_reader, "read_range", read)
+        monkeypatch.setattr(agent_log_reader, "parse_log_chunks", parse)
+        monkeypatch.setattr(agent_log_reader, "read_chunks", read)
         monkeypatch.setattr(agent_log_cache, "read_range", cache_read)
 
     def reset(self) -> None:
