@@ -19,7 +19,9 @@ from scorecard_assets.sources.agent_logs import (
     SliceResult,
     parse_log_bytes,
     parse_log_chunks,
+    parse_log_file,
     read_agent_logs,
+    slicing,
 )
 from scorecard_tests.factories import readers as R
 
@@ -99,3 +101,19 @@ def test_a_parse_streamed_in_chunks_cut_anywhere_equals_the_whole_parse(data: by
     assert [_comparable(s) for s in parse_log_chunks(chunks)] == [
         _comparable(s) for s in parse_log_bytes(data)
     ]
+
+
+@settings()
+@given(logs, st.integers(1, 300))
+def test_a_file_read_in_small_windows_equals_the_whole_parse(data: bytes, window: int) -> None:
+    saved = slicing.CHUNK_BYTES
+    slicing.CHUNK_BYTES = window
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "issue-1.log"
+            path.write_bytes(data)
+            streamed, parsed = parse_log_file(str(path), 0, len(data))
+    finally:
+        slicing.CHUNK_BYTES = saved
+    assert parsed == len(data)
+    assert [_comparable(s) for s in streamed] == [_comparable(s) for s in parse_log_bytes(data)]

@@ -86,6 +86,7 @@ from scorecard_assets.sources.agent_logs.slicing import (
     SNIFF_LINES,
     parse_log_bytes,
     parse_log_chunks,
+    parse_log_file,
 )
 from scorecard_assets.sources.agent_logs.tally import SOURCE
 
@@ -112,5 +113,6 @@ __all__ = [
     "issue_from_log_name",
     "parse_log_bytes",
     "parse_log_chunks",
+    "parse_log_file",
     "read_agent_logs",
 ]

@@ -7,7 +7,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -20,17 +20,15 @@ from scorecard_assets.config import HostConfig, ScorecardConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.schemas import AGENT_LOG_USAGE, empty_frame
 from scorecard_assets.sources.agent_logs.cache import (
-    FINGERPRINT_BYTES,
     FULL_READ,
     AgentLogCache,
     FileState,
     ReadPlan,
     fingerprint,
-    fingerprint_bytes,
 )
 from scorecard_assets.sources.agent_logs.log_warnings import file_warnings, missing, shared_slug, unreadable
 from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable, cost_missing
-from scorecard_assets.sources.agent_logs.slicing import parse_log_chunks
+from scorecard_assets.sources.agent_logs.slicing import parse_log_file
 from scorecard_assets.sources.agent_logs.tally import NO_TOTALS, DirTally, RowTotals, source_stat
 from scorecard_assets.sources.files import UNREADABLE, path_problem
 from scorecard_assets.sources.slugs import sanitize_slug, slug_collisions
@@ -218,68 +216,30 @@ def _parse_log_file(
         got = _FileRead(*who, *earlier[1][5:])
         return got, read.fresh[got.fresh_first : got.fresh_first + got.fresh_rows]
     plan = read.cache.plan(path, path, st) if read.cache is not None else FULL_READ
-    chunks = read_chunks(path, plan.start_offset, st.st_size - plan.start_offset)
     if plan.mode == "append":
         read.counters.appended += 1
     else:
         read.counters.full += 1
-    parsed = parse_log_chunks(
-        chunks, base_offset=plan.start_offset, base_line=plan.start_line, base_index=plan.start_index
+    parsed, parsed_bytes = parse_log_file(
+        path,
+        plan.start_offset,
+        st.st_size - plan.start_offset,
+        base_line=plan.start_line,
+        base_index=plan.start_index,
     )
-    read.counters.bytes_parsed += chunks.read
-    state = _file_state(read.cached, path, st, chunks, plan, parsed)
+    read.counters.bytes_parsed += parsed_bytes
+    state = _file_state(read.cached, path, st, parsed_bytes, plan, parsed)
     got = _FileRead(*who, plan.kept_first_row, plan.kept_rows, len(read.fresh), len(parsed), state)
     read.fresh.extend(parsed)
     read.done[path] = (seen, got)
     return got, parsed
 
 
-# Agent logs are read this many bytes at a time (docs/reliability.md "Streaming"): memory holds a
-# chunk and the lines not yet finished, never the file.
-CHUNK_BYTES = 8 << 20
-
-
-class _Chunks:
-    """The bytes ``[offset, offset + length)`` of a file, in chunks of ``CHUNK_BYTES``, keeping what
-    the cache fingerprint needs (the first and last ``FINGERPRINT_BYTES``) and the count read."""
-
-    def __init__(self, path: str, offset: int, length: int) -> None:
-        self.path, self.offset, self.length = path, offset, length
-        self.read = 0
-        self.head = b""
-        self.tail = b""
-
-    def __iter__(self) -> Iterator[bytes]:
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            while self.read < self.length:
-                chunk = fh.read(min(CHUNK_BYTES, self.length - self.read))
-                if not chunk:
-                    return  # the file shrank meanwhile
-                if len(self.head) < 2 * FINGERPRINT_BYTES:
-                    self.head += chunk[: 2 * FINGERPRINT_BYTES - len(self.head)]
-                self.tail = (self.tail + chunk[-FINGERPRINT_BYTES:])[-FINGERPRINT_BYTES:]
-                self.read += len(chunk)
-                yield chunk
-
-    def fingerprint(self) -> tuple[int, str, str]:
-        """``fingerprint_bytes`` of the bytes read (the whole file when read from offset 0): the
-        first and last ``FINGERPRINT_BYTES`` are all it looks at."""
-        if self.read <= 2 * FINGERPRINT_BYTES:
-            return fingerprint_bytes(self.head)
-        return fingerprint_bytes(self.head[:FINGERPRINT_BYTES] + self.tail)
-
-
-def read_chunks(path: str, offset: int, length: int) -> _Chunks:
-    """The bytes of ``path`` from ``offset`` (at most ``length``), to be read chunk by chunk."""
-    return _Chunks(path, offset, length)
-
-
 def _file_state(
     cached: SliceTable,
     path: str,
     st: os.stat_result,
-    chunks: _Chunks,
+    parsed_bytes: int,
     plan: ReadPlan,
     parsed: list[SliceResult],
 ) -> FileState:
@@ -288,9 +248,8 @@ def _file_state(
     When fewer bytes than ``st_size`` could be read (the file shrank meanwhile), the entry records
     the bytes actually parsed and an mtime of 0 so the next read cannot take the file as unchanged.
     """
-    size = plan.start_offset + chunks.read
-    whole = plan.start_offset == 0 and chunks.read == size
-    head_len, head_hash, tail_hash = chunks.fingerprint() if whole else fingerprint(path, size)
+    size = plan.start_offset + parsed_bytes
+    head_len, head_hash, tail_hash = fingerprint(path, size)
     if parsed:
         resume = (parsed[-1].offset, parsed[-1].line, parsed[-1].index)
     elif plan.kept_rows:

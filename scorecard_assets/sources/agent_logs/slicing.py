@@ -388,6 +388,43 @@ def parse_log_chunks(
     return stream.finish()
 
 
+# A log file is read this many bytes at a time (docs/reliability.md "Streaming"); the window doubles
+# only while one line (or the lines that decide a slice's format) does not fit.
+CHUNK_BYTES = 8 << 20
+
+
+def parse_log_file(
+    path: str, offset: int, length: int, *, base_line: int = 1, base_index: int = 0
+) -> tuple[list[SliceResult], int]:
+    """``parse_log_bytes`` of the bytes ``[offset, offset + length)`` of ``path``, read in chunks of
+    ``CHUNK_BYTES`` into one reused buffer (memory holds a chunk, never the file), and the number of
+    bytes parsed (fewer than ``length`` when the file shrank meanwhile). Each chunk is read from the
+    first unfinished line on, so nothing is carried over by copying. OSError propagates."""
+    stream = _LogStream(offset, base_line, base_index)
+    size = CHUNK_BYTES
+    buffer = bytearray(size)
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            want = length - done
+            if want <= size:
+                fh.seek(offset + done)
+                tail = fh.read(want)
+                stream.run(tail, final=True)
+                return stream.finish(), done + len(tail)
+            fh.seek(offset + done)
+            got = fh.readinto(buffer)
+            if got < size:  # the file shrank: what is there is all there is
+                tail = bytes(buffer[:got])
+                stream.run(tail, final=True)
+                return stream.finish(), done + got
+            used = stream.run(buffer, final=False)
+            if used == 0:  # one line longer than the window: a larger one
+                size *= 2
+                buffer = bytearray(size)
+            done += used
+
+
 class _LogStream:
     """The state of one log's parse between chunks (see ``parse_log_chunks``)."""
 

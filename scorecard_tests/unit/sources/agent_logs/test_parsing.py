@@ -1194,14 +1194,14 @@ def test_unreadable_log_is_reported_and_the_others_still_count(
     folder = runs_dir(tmp_path, "h1", "acme-api")
     (folder / "issue-1.log").write_bytes(_claude_log(1.0))
     (folder / "issue-2.log").write_bytes(_claude_log(2.0))
-    real = agent_log_reader.read_chunks
+    real = agent_log_reader.parse_log_file
 
-    def failing(path: str, offset: int, length: int) -> Any:
+    def failing(path: str, offset: int, length: int, **kwargs: int) -> Any:
         if Path(path).name == "issue-1.log":
             raise PermissionError(13, "Permission denied")
-        return real(path, offset, length)
+        return real(path, offset, length, **kwargs)
 
-    monkeypatch.setattr(agent_log_reader, "read_chunks", failing)
+    monkeypatch.setattr(agent_log_reader, "parse_log_file", failing)
     result = read_agent_logs(cfg)
     assert list(result.frame["issue"]) == [2]
     (warning,) = by_code(result.warnings, "unreadable_file")
