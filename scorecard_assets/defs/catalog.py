@@ -35,16 +35,16 @@ OWNERS: tuple[str, ...] = ("team:scorecard",)
 
 DEFAULT_CODE_VERSION = "1"
 CODE_VERSIONS: dict[str, str] = {
-    "trail_comments": "1",
-    "run_telemetry": "1",
-    "dispatch_events": "1",
-    "agent_log_usage": "1",
+    "trail_comments": "2",
+    "run_telemetry": "2",
+    "dispatch_events": "2",
+    "agent_log_usage": "2",
     "trail_runs": "1",
     "run_table": "1",
-    "cycles": "1",
-    "model_scorecard": "1",
+    "cycles": "2",
+    "model_scorecard": "2",
     "pairing_scores": "1",
-    "scorecard_report": "1",
+    "scorecard_report": "2",
 }
 
 # Where each ingest asset's rows come from (the `source` tag).
