@@ -59,9 +59,9 @@ def _check_keys() -> set[dg.AssetCheckKey]:
     return set(defs.resolve_asset_graph().asset_check_keys)
 
 
-def test_34_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
+def test_39_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
     keys = _check_keys()
-    assert len(keys) == 34 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
+    assert len(keys) == 39 == 1 + sum(len(warnings_for(a)) for a in checks.WARNING_CHECK_ASSETS)
     graph = defs.resolve_asset_graph()
     by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
     warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]

@@ -26,6 +26,7 @@ from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
+from scorecard_assets.sanitize import scrub_json_text
 from scorecard_assets.scoring.scorecard import build_scorecard
 from scorecard_assets.scoring.window_warnings import WINDOWED_CODES, window_repo_warnings
 from scorecard_assets.scoring.windows import previous_window, window_for_partition
@@ -239,7 +240,8 @@ def test_backfill_of_past_weeks_gives_deltas_matching_separately_computed_window
         w = window_for_partition(key, days=30, mode="runs")
         sidecar = json.loads((fleet_env["out"] / w.window_end_date / "model-scorecard.json").read_text())
         prev = build_scorecard(run_table, previous_window(w), generated_at="x")
-        prev_rates = {t["model"]: t["deliveryRate"] for t in prev["totals"]}
+        # the sidecar's strings are scrubbed of control and invisible characters
+        prev_rates = {scrub_json_text(t["model"]): t["deliveryRate"] for t in prev["totals"]}
         with_delta = 0
         for t in sidecar["totals"]:
             if (
