@@ -326,9 +326,7 @@ def _publish_week(
     # the file links the PNGs beside it; the UI's copy embeds them (each beside its section)
     markdown = render_markdown(sidecar, regenerate_cmd=regenerate, charts={name: name for name in pngs})
     in_ui = render_markdown(sidecar, regenerate_cmd=regenerate, charts=chart_data_uris(pngs))
-    digest = render_digest(
-        sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"), plain=True
-    )
+    digest = render_digest(sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"))
     problems = sidecar_problems(sidecar)
     if problems:
         context.log.warning("sidecar does not validate: " + "; ".join(problems[:5]))
