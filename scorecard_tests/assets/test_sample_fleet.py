@@ -149,8 +149,8 @@ def test_every_warning_code_fires_on_the_stress_fleet(fleet_env: dict) -> None:
         set(WARNING_CODES) - set(SESSION_WARNING_CODES) - set(DECISION_CODES) - {"batch_prs_unavailable"}
     )
     assert codes == fleet_codes, f"never fired: {sorted(fleet_codes - codes)}"
-    sessions = {w.code for name in SESSION_INPUTS for w in _load(fleet_env, name).warnings}
-    assert {"session_cost_estimated", "git_unknown_identity", "session_cycles_pending"} <= sessions
+    # the stress fleet has no session stores (the bundled sample has: test_sessions_assets.py)
+    assert all(not _load(fleet_env, name).warnings for name in SESSION_INPUTS)
 
 
 def test_check_results_carry_counts_and_examples(fleet_env: dict) -> None:

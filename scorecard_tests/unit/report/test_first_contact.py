@@ -102,6 +102,3 @@ def test_digest_txt_is_plain_text_with_urls_defanged() -> None:
     assert "https://evil" not in text and "www.evil" not in text
     assert "https[:]//evil.example" in lines[1] and "www[.]evil.example" in lines[1]
     assert lines[5].startswith("🔗 file:///r.md")  # our own link stays usable
-    # the chat form keeps the reference's escapes
-    chat = render_digest(make_sidecar(repoTotals=repo_totals), report_link="r.md")
-    assert "\\|" in chat[1]
