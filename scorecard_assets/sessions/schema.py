@@ -15,7 +15,7 @@ keys the export needs (session id, cycle index) and the provenance the report sh
 
 from __future__ import annotations
 
-from scorecard_assets.schemas import Contract
+from scorecard_assets.schemas import CYCLES, Contract
 
 STORE_KINDS = ("opencode", "claude-code", "codex")
 
@@ -79,30 +79,10 @@ GIT_COMMITS: Contract = {
 
 # Pooled fields first (same order as the pooled contract), then the private and provenance columns.
 SESSION_CYCLES: Contract = {
-    "model": ("str", ""),
-    "prov": ("str", ""),
-    "variant": ("str", ""),
-    "role": ("int", "2 build, 1 plan, 0 other"),
-    "pm": ("str", "'' = no plan phase"),
-    "pp": ("str", ""),
-    "pv": ("str", ""),
-    "bm": ("str", ""),
-    "bp": ("str", ""),
-    "bv": ("str", ""),
+    # the 25 pooled fields of schemas.CYCLES, in its order (docs/pairings.md "Cycles"), two described
+    # for sessions
+    **{key: CYCLES[key] for key in list(CYCLES)[: list(CYCLES).index("day") + 1]},
     "harness": ("str", "opencode | claude-code | codex"),
-    "hversion": ("str", ""),
-    "u": ("int", ""),
-    "a": ("int", ""),
-    "tedits": ("int", ""),
-    "tpaths": ("int", "0/1"),
-    "teerr": ("int", ""),
-    "tcost": ("float", ""),
-    "tship": ("int", "0/1"),
-    "tshipe": ("int", "0 judged, 1 pending, 2 unshippable"),
-    "thrs": ("float", ""),
-    "tver": ("int", "0/1"),
-    "tabort": ("int", "0/1"),
-    "latmed": ("float", "-1 when unknown"),
     "day": ("str", "YYYY-MM-DD (UTC day of the session's first message)"),
     "store": ("str", "private: store kind"),
     "session_id": ("str", "private: top-level session id"),

@@ -23,18 +23,8 @@ from scorecard_tests.factories.sample_config import sample_config_copy
 
 ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
 WEEK = "2026-11-16"  # the latest complete week of the sample (as_of 2026-11-23)
-# every asset scorecard_report reads, for one week (the pull-request step is not part of it)
-REPORT = [
-    "model_scorecard",
-    "pairing_scores",
-    "session_pairing_scores",
-    "routing_advice",
-    "change_alerts",
-    "adjusted_effects",
-    "pairing_comparison",
-    "batch_amortization",
-    "scorecard_report",
-]
+# the report and every report-group input it reads, from the graph (a new report input joins by itself)
+REPORT = dg.AssetSelection.assets("scorecard_report").upstream() & dg.AssetSelection.groups("report")
 GUARD = "window_not_silently_empty"
 DATA = DEFAULT_CONFIG_PATH.parent
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from scorecard_assets.scoring.windows import window_for_partition
+from scorecard_tests.reference_data import in_ci
 
 pytestmark = pytest.mark.e2e
 
@@ -302,7 +303,10 @@ UI_TIMEOUT_S = 90
 def browser() -> Iterator[object]:
     """Debian's headless Chromium through selenium (make install-browser-test installs both)."""
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("Debian's chromium and chromium-driver are not installed (make install-browser-test)")
+        missing = "Debian's chromium and chromium-driver are not installed (make install-browser-test)"
+        if in_ci():  # CI installs them through `make test`: a missing browser there is a failure
+            pytest.fail(missing)
+        pytest.skip(missing)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
