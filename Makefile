@@ -12,7 +12,7 @@ ROOT := $(abspath .)
 # numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: scorecard week test lint dev bench sample clean install install-dev deploy-test install-deploy-test lock
+.PHONY: scorecard week test lint dev bench sample clean install install-dev deploy-test install-deploy-test install-browser-test lock
 
 # Every package CI needs (runtime + the dev, deploy and deploy-test extras), pinned with hashes:
 # `make install` installs exactly these, then the project itself without resolving again.
@@ -49,6 +49,16 @@ install-deploy-test: $(VENV)/.installed-deploy-test
 	  fi; \
 	fi
 
+# the real-browser UI test's needs (scorecard_tests/e2e): selenium (in the lock) and Debian's chromium
+install-browser-test: $(VENV)/.installed-dev
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
+	  else \
+	    echo "note: chromium and chromedriver are missing (Debian's chromium, chromium-driver); the browser test skips" >&2; \
+	  fi; \
+	fi
+
 ## make scorecard: materialize the whole asset graph on the bundled sample fleet (or $SCORECARD_CONFIG)
 ## for the latest complete week before the config's as_of, and print where the report is.
 scorecard: $(VENV)/.installed
@@ -60,7 +70,7 @@ week: $(VENV)/.installed
 	$(VENV)/bin/scorecard run --partition $(WEEK)
 
 ## make test: install the test extras and run the whole suite (offline).
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev install-browser-test
 	$(PY) -m pytest
 
 lint: $(VENV)/.installed-dev

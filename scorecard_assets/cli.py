@@ -155,13 +155,18 @@ def _instance() -> Iterator[dg.DagsterInstance]:
 _STEP_DONE = {"STEP_SUCCESS": True, "STEP_FAILURE": False, "STEP_SKIPPED": False}
 
 
-def _execute(job_name: str, partition: str, instance: dg.DagsterInstance, *, steps: bool = True) -> bool:
-    """Run ``job_name`` for ``partition`` in this process; progress per step when ``steps``."""
+def _execute(
+    job_name: str, partition: str, instance: dg.DagsterInstance, *, steps: bool = True, force: bool = False
+) -> bool:
+    """Run ``job_name`` for ``partition`` in this process; progress per step when ``steps``;
+    ``force`` publishes over the publish guard (docs/reliability.md "The publish guard")."""
     from scorecard_assets.definitions import defs
 
     job = defs.resolve_job_def(job_name)
     level = os.environ.get("SCORECARD_LOG_LEVEL", "WARNING")  # DEBUG shows every Dagster event
-    quiet = {"loggers": {"console": {"config": {"log_level": level}}}}
+    quiet: dict[str, object] = {"loggers": {"console": {"config": {"log_level": level}}}}
+    if force:
+        quiet["ops"] = {"model_scorecard": {"config": {"force": True}}}
     run_id = str(uuid.uuid4())
     progress = Progress(total=len(job.graph.node_dict), unit="step", what=f"{job_name} [{partition}]")
 
@@ -215,7 +220,7 @@ def _report_warning_count(result: dg.ExecuteInProcessResult) -> int | None:
 def cmd_run(args: argparse.Namespace) -> int:
     partition = _checked_week(args.partition, "--partition") if args.partition else _default_partition()
     with _instance() as instance:
-        ok = _execute("weekly_scorecard_job", partition, instance)
+        ok = _execute("weekly_scorecard_job", partition, instance, force=args.force)
     out = _report_dir(partition)
     if ok and out.is_dir():
         digest = out / "digest.txt"
@@ -287,6 +292,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="WEEK",
         help="the week's Monday (YYYY-MM-DD); default: the latest complete week before the config's "
         "as_of, else before today (`scorecard latest` prints it)",
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="publish even when the publish guard finds a repo, source or column that vanished "
+        "against the report already published for the week (the check then says what was forced)",
     )
     _with_config(run)
     run.set_defaults(func=cmd_run)

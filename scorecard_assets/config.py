@@ -68,9 +68,30 @@ class RepoConfig(_Strict):
         return check_repo_name(v)
 
 
+class PullRequestConfig(_Strict):
+    """Publish each weekly report as a pull request (README "Publishing as a pull request")."""
+
+    repo: str = Field(description="owner/name of the repo that receives the report files")
+    branch: str = Field(
+        default="scorecard/weekly", min_length=1, description="the branch of the pull request"
+    )
+    base: str | None = Field(default=None, description="the branch it targets; None = the repo's default")
+    path: str = Field(default="scorecard", description="folder in the repo: <path>/<window end>/ and latest/")
+
+    @field_validator("repo")
+    @classmethod
+    def _owner_name(cls, v: str) -> str:
+        return check_repo_name(v)
+
+
 class HostConfig(_Strict):
     name: str = Field(min_length=1)
     dossier_home: Path = Field(description="the host's ~/.dossier (runs.jsonl, sched/<slug>/...)")
+    claude_projects: Path | None = Field(
+        default=None,
+        description="the host's Claude Code projects folder (batch prep tokens); default: "
+        "<dossier_home>/../.claude/projects",
+    )
 
 
 class GitHubConfig(_Strict):
@@ -121,6 +142,17 @@ class ModelsConfig(_Strict):
         return cleaned
 
 
+class GuardConfig(_Strict):
+    """The publish guard (docs/reliability.md "The publish guard")."""
+
+    max_issue_row_drop: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="the largest fraction of issue rows a window may lose against its published report",
+    )
+
+
 class ScorecardConfig(_Strict):
     as_of: date | None = Field(
         default=None, description="the date treated as today for the default partition"
@@ -137,6 +169,10 @@ class ScorecardConfig(_Strict):
     decisions: DecisionsConfig = Field(
         default_factory=DecisionsConfig,
         description="routing advice, change alerts, adjusted effects (docs/decisions.md)",
+    )
+    guard: GuardConfig = Field(default_factory=GuardConfig)
+    pull_request: PullRequestConfig | None = Field(
+        default=None, description="optional: open or update a pull request with each weekly report"
     )
     output_dir: Path | str = Field(
         default=Path("reports"),
@@ -231,7 +267,13 @@ def parse_config(data: object, path: Path) -> ScorecardConfig:
     return cfg.model_copy(
         update={
             "hosts": [
-                h.model_copy(update={"dossier_home": _resolve(base, h.dossier_home)}) for h in cfg.hosts
+                h.model_copy(
+                    update={
+                        "dossier_home": _resolve(base, h.dossier_home),
+                        "claude_projects": _resolve(base, h.claude_projects) if h.claude_projects else None,
+                    }
+                )
+                for h in cfg.hosts
             ],
             "github": gh,
             "cycles_import": [_resolve(base, p) for p in cfg.cycles_import],
@@ -247,8 +289,11 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
 
     ``SCORECARD_OUTPUT_DIR``, when set, overrides ``output_dir``. With ``check_paths`` the inputs
     that must exist (the recorded export when ``github.source`` is ``recorded``, every
-    ``cycles_import`` file) are checked and each missing one is named. Missing dossier homes are
-    not fatal: the readers report them as data warnings so one unreachable host does not stop a run.
+    ``cycles_import`` file, every host's ``dossier_home``) are checked and each missing one is
+    named: a configured input that does not exist fails the run (docs/reliability.md "The publish
+    guard"), it is never read as an empty source. A home that exists but cannot be read (a file, no
+    permission) is the readers' data warning; a repo without its folder in the recorded export is
+    ``repo_sync_failed``, and blocks publishing when its journals show activity (the guard).
     """
     p = Path(path).expanduser().resolve() if path else config_path_from_env()
     try:
@@ -279,9 +324,13 @@ def missing_input_paths(cfg: ScorecardConfig) -> list[str]:
             missing.append("github.recorded_dir: required when github.source is recorded")
         elif not cfg.github.recorded_dir.is_dir():
             missing.append(f"github.recorded_dir: {cfg.github.recorded_dir}")
+
     for i, f in enumerate(cfg.cycles_import):
         if not f.is_file():
             missing.append(f"cycles_import[{i}]: {f}")
     if cfg.sessions.enabled:  # a configured store that does not exist is an error, not an empty result
         missing.extend(cfg.sessions.for_host().missing_paths())
+    for i, h in enumerate(cfg.hosts):
+        if not h.dossier_home.exists():  # one that exists but cannot be read is the readers' warning
+            missing.append(f"hosts[{i}].dossier_home (host {h.name}): {h.dossier_home} does not exist")
     return missing

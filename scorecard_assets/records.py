@@ -110,22 +110,43 @@ WARNING_CODES: dict[str, WarningCode] = {
     # ingest
     "telemetry_missing": WarningCode(("run_telemetry",), "runs.jsonl missing or empty on a host", "a"),
     "repo_sync_failed": WarningCode(("trail_comments",), "a repo's trails could not be read or synced", "f"),
+    "listing_reread": WarningCode(
+        ("trail_comments",), "a GitHub listing answered inconsistently; the page was read again"
+    ),
     "agent_logs_missing": WarningCode(("agent_log_usage",), "no agent logs for a repo on a host", "d"),
     "events_missing": WarningCode(
         ("dispatch_events",), "events.jsonl missing or empty for a repo on a host", "e"
     ),
     "malformed_line": WarningCode(
-        ("trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage", "cycles"),
+        (
+            "trail_comments",
+            "run_telemetry",
+            "dispatch_events",
+            "agent_log_usage",
+            "cycles",
+            *("batch_journal", "batch_prep", "batch_pull_requests"),
+        ),
         "a line or record that could not be parsed or has wrong types (counted, skipped)",
     ),
     "unreadable_file": WarningCode(
-        ("trail_comments", "run_telemetry", "dispatch_events", "agent_log_usage", "cycles"),
+        (
+            "trail_comments",
+            "run_telemetry",
+            "dispatch_events",
+            "agent_log_usage",
+            "cycles",
+            *("batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"),
+        ),
         "a file or directory that could not be read",
     ),
     "unknown_event": WarningCode(("dispatch_events",), "an event name outside the scheduler vocabulary"),
     "out_of_range_value": WarningCode(
         ("run_telemetry", "agent_log_usage"),
         "a token or cost value that is negative, non-finite or too large",
+    ),
+    "batch_prs_unavailable": WarningCode(
+        ("batch_pull_requests",),
+        "a repo's merged batch pull requests could not be read (none counts as shipped)",
     ),
     # trail runs
     "run_id_missing": WarningCode(

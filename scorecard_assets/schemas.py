@@ -363,3 +363,57 @@ KIND_DTYPES = {
 def empty_frame(contract: Contract) -> pd.DataFrame:
     """A zero-row frame with every column of ``contract`` at its kind."""
     return pd.DataFrame({c: pd.Series(dtype=KIND_DTYPES[k]) for c, (k, _) in contract.items()})
+
+
+# ------------------------------------------------------------------ batch inputs (docs/batches.md)
+
+BATCH_JOURNAL: Contract = {
+    "host": ("str", "host name"),
+    "repo": ("str", "owner/name"),
+    "line_no": ("int", "line of events.jsonl"),
+    "ts": ("str", "event time as written"),
+    "batch": ("str", "batch id (the unit batch:<id>)"),
+    "event": ("str", "scheduler event"),
+    "issue": ("Int", "member issue"),
+    "kind": ("str", "kind= of the event (member-advance-recovered), or NA"),
+}
+BATCH_LOGS: Contract = {
+    "host": ("str", "host name"),
+    "repo": ("str", "owner/name"),
+    "batch": ("str", "batch id from the log name"),
+    "file": ("str", "log file name under runs/"),
+    "issue": ("Int", "member issue (m<k>/fix logs), NA for tail/report"),
+    "model": ("str", "agent-reported model, else the preamble's -m/--model"),
+    "input_tokens": ("float", "NaN = not reported"),
+    "output_tokens": ("float", ""),
+    "cache_creation_tokens": ("float", ""),
+    "cache_read_tokens": ("float", ""),
+    "cost_usd": ("float", ""),
+}
+BATCH_PREP: Contract = {
+    "host": ("str", "host name"),
+    "repo": ("str", "owner/name of the sched folder"),
+    "line_no": ("int", "line of batch-prep.jsonl"),
+    "ts": ("int", "enqueue time, ms since the epoch"),
+    "batch": ("str", "batch id"),
+    "session_id": ("str", "operator session"),
+    "members": ("Int", "members= when > 0"),
+    "from_ms": ("int", "start of the attribution window (exclusive), ms"),
+    "prep_tokens": ("float", "tokens of the session in (from_ms, ts]; 0 = none found"),
+}
+BATCH_PULL_REQUESTS: Contract = {
+    "repo": ("str", "owner/name"),
+    "number": ("int", "PR number"),
+    "head": ("str", "head branch"),
+    "created_at": ("str", "ISO time, or NA"),
+    "merged_at": ("str", "ISO time, or NA (not merged)"),
+    "closing": ("str", "closing issue numbers, comma-joined"),
+}
+
+
+def typed_frame(rows: list[dict[str, object]], contract: Contract) -> pd.DataFrame:
+    """``rows`` as a frame with every column of ``contract`` at its kind."""
+    if not rows:
+        return empty_frame(contract)
+    df = pd.DataFrame(rows, columns=list(contract))
+    return df.astype({c: KIND_DTYPES[k] for c, (k, _) in contract.items()})

@@ -21,6 +21,10 @@ import dagster as dg
 
 from scorecard_assets.schemas import (
     AGENT_LOG_USAGE,
+    BATCH_JOURNAL,
+    BATCH_LOGS,
+    BATCH_PREP,
+    BATCH_PULL_REQUESTS,
     CYCLES,
     DISPATCH_EVENTS,
     RUN_TABLE,
@@ -36,20 +40,26 @@ OWNERS: tuple[str, ...] = ("team:scorecard",)
 
 DEFAULT_CODE_VERSION = "1"
 CODE_VERSIONS: dict[str, str] = {
-    "trail_comments": "1",
+    "trail_comments": "2",
     "run_telemetry": "1",
     "dispatch_events": "1",
     "agent_log_usage": "1",
+    "batch_journal": "1",
+    "batch_logs": "1",
+    "batch_prep": "1",
+    "batch_pull_requests": "1",
     "trail_runs": "1",
     "run_table": "1",
     "cycles": "1",
-    "model_scorecard": "1",
+    "model_scorecard": "2",
     "pairing_scores": "1",
     "routing_advice": "1",
     "change_alerts": "1",
     "adjusted_effects": "1",
     "pairing_comparison": "1",
+    "batch_amortization": "1",
     "scorecard_report": "2",
+    "report_pull_request": "1",
     "session_records": "1",
     "git_commits": "1",
     "session_cycles": "1",
@@ -64,6 +74,10 @@ SOURCES: dict[str, str] = {
     "agent_log_usage": "agent-logs",
     "session_records": "session-stores",
     "git_commits": "git",
+    "batch_journal": "scheduler-journal",
+    "batch_logs": "agent-logs",
+    "batch_prep": "claude-transcripts",
+    "batch_pull_requests": "github",
 }
 
 # The frame contract of each table-shaped asset (the others hold JSON documents).
@@ -72,6 +86,10 @@ CONTRACTS: dict[str, Contract] = {
     "run_telemetry": RUN_TELEMETRY,
     "dispatch_events": DISPATCH_EVENTS,
     "agent_log_usage": AGENT_LOG_USAGE,
+    "batch_journal": BATCH_JOURNAL,
+    "batch_logs": BATCH_LOGS,
+    "batch_prep": BATCH_PREP,
+    "batch_pull_requests": BATCH_PULL_REQUESTS,
     "trail_runs": TRAIL_RUNS,
     "run_table": RUN_TABLE,
     "cycles": CYCLES,

@@ -348,12 +348,14 @@ _BODY_ERRORS: tuple[type[BaseException], ...] = (
 
 @dataclass(frozen=True)
 class Page:
-    """One page of a REST listing: its 1-based number, the URL asked, the items and the next URL."""
+    """One page of a REST listing: its 1-based number, the URL asked, the items, the next URL and
+    the number of the last page the ``Link`` header announced (``None`` when it announced none)."""
 
     number: int
     url: str
     items: list[Any]
     next_url: str | None
+    last_page: int | None = None
 
     @property
     def is_last(self) -> bool:
@@ -387,25 +389,83 @@ class ApiReader:
                 if wait > 0:
                     self.ctx.sleeper(wait)
 
+    def page(self, url: str, params: Mapping[str, Any] | None, number: int, *, listing: str = "") -> Page:
+        """One page of a listing (``number`` is only its position, for messages)."""
+        headers, data = self.get(url, params)
+        if not isinstance(data, list):
+            raise UnexpectedResponse(
+                f"page {number} of {listing or url} is a JSON {type(data).__name__}, expected a list"
+            )
+        links = parse_link_header(headers.get("link"))
+        following = links.get("next") if data else None
+        return Page(
+            number=number, url=url, items=data, next_url=following, last_page=_page_number(links.get("last"))
+        )
+
     def pages(self, url: str, params: Mapping[str, Any]) -> Iterator[Page]:
-        """Every page of a listing, following ``Link: rel="next"`` until there is none."""
+        """Every page of a listing, following ``Link: rel="next"`` until there is none.
+
+        Bounded (docs/reliability.md "GitHub sync"): a ``next`` that points to a page already read,
+        or more pages than the first page's ``rel="last"`` announced (plus ``PAGE_SLACK``), raises
+        ``PaginationError`` instead of looping.
+        """
         next_url: str | None = url
         next_params: Mapping[str, Any] | None = params
         number = 0
+        seen: set[str] = set()
+        bound: int | None = None
         while next_url is not None:
             number += 1
-            headers, data = self.get(next_url, next_params)
-            if not isinstance(data, list):
-                raise UnexpectedResponse(
-                    f"page {number} of {url} is a JSON {type(data).__name__}, expected a list"
+            if bound is not None and number > bound:
+                raise PaginationError(
+                    f"the listing {url} went on for more pages than the {bound - PAGE_SLACK} its first "
+                    "page announced; stopped"
                 )
-            following = parse_link_header(headers.get("link")).get("next") if data else None
-            yield Page(number=number, url=next_url, items=data, next_url=following)
-            next_url, next_params = following, None
+            page = self.page(next_url, next_params, number, listing=url)
+            seen.add(page_key(next_url, next_params))
+            if bound is None and page.last_page is not None:
+                bound = page.last_page + PAGE_SLACK
+            yield page
+            if page.next_url is not None and page_key(page.next_url, None) in seen:
+                raise PaginationError(
+                    f"the Link header of page {number} of {url} points back to a page already read; stopped"
+                )
+            next_url, next_params = page.next_url, None
+
+
+# Pages a listing may grow by while it is read (new items pushing others to later pages).
+PAGE_SLACK = 2
+
+
+class PaginationError(RuntimeError):
+    """A listing whose pagination cannot be trusted (a loop, or more pages than it can need)."""
+
+
+def _page_number(url: str | None) -> int | None:
+    """The ``page`` query parameter of a ``Link`` URL, when it is a positive integer."""
+    if not url:
+        return None
+    values = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("page")
+    if not values or not values[-1].isdigit():
+        return None
+    return int(values[-1]) or None
+
+
+def page_key(url: str, params: Mapping[str, Any] | None) -> str:
+    """A page's identity: path plus sorted query (``page`` 1 when absent), host left out."""
+    parts = urllib.parse.urlsplit(url)
+    query = {k: v[-1] for k, v in urllib.parse.parse_qs(parts.query).items()}
+    query.update({k: str(v) for k, v in (params or {}).items()})
+    query.setdefault("page", "1")
+    return parts.path + "?" + urllib.parse.urlencode(sorted(query.items()))
 
 
 class UnexpectedResponse(RuntimeError):
     """A 2xx response whose JSON does not have the shape the endpoint documents."""
+
+
+class ListingError(RuntimeError):
+    """A listing whose answers contradict each other (a page repeated, items older than asked)."""
 
 
 def _backoff(factor: float, failures: int, cap: float) -> float:
@@ -439,6 +499,8 @@ def describe_error(exc: BaseException, redactor: Redactor) -> str:
         text = "timed out waiting for GitHub"
     elif isinstance(exc, requests.exceptions.ConnectionError):
         text = f"connection failed ({_innermost_reason(exc)})"
+    elif isinstance(exc, PaginationError | ListingError):
+        text = str(exc)
     elif isinstance(exc, _BODY_ERRORS):
         text = f"response body broken after retries ({type(exc).__name__})"
     else:

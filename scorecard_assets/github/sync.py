@@ -2,21 +2,24 @@
 
 Pure of Dagster. Per repo, two listings, each asked only for what changed since its cursor:
 
-1. ``GET /repos/{o}/{n}/issues?state=all&sort=updated&direction=desc&since=…`` (pull requests
+1. ``GET /repos/{o}/{n}/issues?state=all&sort=updated&direction=asc&since=…`` (pull requests
    come back too; they are stored flagged and skipped when the frame is built);
-2. ``GET /repos/{o}/{n}/issues/comments?sort=updated&direction=desc&since=…`` — the repository-wide
+2. ``GET /repos/{o}/{n}/issues/comments?sort=updated&direction=asc&since=…`` — the repository-wide
    comment listing, ``per_page`` (100) at a time, never one request per issue.
 
-Why newest first: a listing is paginated by offset, so an item edited while we page moves. Sorted
-newest first it moves to the front, into pages already read, and nothing we have not read shifts
-past us; it is caught by the next run because the cursor only moves when a listing completes and
-becomes the largest ``updated_at`` it saw (the next ``since`` also reaches ``cursor_overlap_s``
-back, for replication lag). Sorted oldest first, every edit during a run would hide one unread
-item for good.
+Why oldest change first, anchored on time (docs/reliability.md "GitHub sync"): each request after
+the first asks for page 1 with ``since`` = the newest ``updated_at`` read so far, so no request is
+addressed by offset and a deletion or an edit during the listing cannot shift an unread item past
+us (an edited item moves to the end and is read later in the same listing). The boundary second is
+re-read (``since`` is inclusive). The cursor moves with every page, to the newest ``updated_at``
+read, which is never past an unread item; the next ``since`` also reaches ``cursor_overlap_s``
+back, for replication lag. Pagination is bounded: a ``Link`` that points to a page already read,
+or more pages than the first page's ``rel="last"`` can need, stops the listing (``repo_sync_failed``);
+a page holding items older than it asked for (a repeated or stale answer) is asked again once
+(``listing_reread``), and a second time stops the listing with the cursor before the unread items.
 
-Every page is written in its own transaction; the cursor moves in the transaction of the last
-page, so a failure or a kill midway leaves the cursor where it was and every stored page intact
-(the next run lists from the old cursor again; re-reading a stored version changes nothing).
+Every page is written in its own transaction together with its cursor step, so a failure or a
+kill midway keeps every stored page and a cursor that only covers what was stored.
 
 Only milestone comments (body starting with ``RUNSTATE_MARKER``) are stored; a listed comment
 that is not (or no longer) one deletes the stored copy, unless the stored copy is newer.
@@ -31,7 +34,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -41,7 +44,17 @@ from github.GithubException import GithubException
 from pydantic import ValidationError
 
 from scorecard_assets.github.cache import CacheChange, CacheError, Reject, RepoCursor, TrailCache, as_utc
-from scorecard_assets.github.client import ApiReader, Page, client_context, describe_error, redacting_logs
+from scorecard_assets.github.client import (
+    PAGE_SLACK,
+    ApiReader,
+    ListingError,
+    Page,
+    PaginationError,
+    client_context,
+    describe_error,
+    page_key,
+    redacting_logs,
+)
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.sanitize import render_value, shown
 from scorecard_assets.sources.runstate import is_milestone
@@ -58,6 +71,10 @@ from scorecard_assets.sources.trail_records import (
 ASSET = "trail_comments"
 LISTING_ISSUES = "issues"
 LISTING_COMMENTS = "comments"
+# Codes only the API sync raises (a recorded export has no listings to re-read)
+API_ONLY_WARNING_CODES = ("listing_reread",)
+# Pages one listing may take when its first page announces no total (a million items at 100 a page)
+MAX_PAGES_WITHOUT_TOTAL = 10_000
 
 _logger = logging.getLogger("scorecard_assets.github")
 
@@ -111,6 +128,7 @@ class SyncReport:
     seconds: float = 0.0
     error: str | None = None
     malformed: list[Malformed] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -317,25 +335,113 @@ class _RepoSync:
     options: SyncOptions
 
 
+def _item_key(obj: object, listing: str) -> object:
+    """An item's identity in its listing (issue number, comment id; the entry's digest otherwise)."""
+    if isinstance(obj, dict):
+        key = obj.get("number") if listing == LISTING_ISSUES else obj.get("id")
+        if _is_int(key):
+            return key
+    return _entry_key(obj)
+
+
+def _item_time(obj: object) -> datetime | None:
+    if not isinstance(obj, dict):
+        return None
+    return parse_time(obj.get("updated_at")) or parse_time(obj.get("created_at"))
+
+
+def _floor_second(value: datetime) -> datetime:
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def _listing_pages(job: _RepoSync, path: str, listing: str, since: datetime | None) -> Iterator[Page]:
+    """The pages of a listing read oldest change first, each request anchored on a time.
+
+    docs/reliability.md "GitHub sync": every request after the first asks for ``since`` = the
+    newest ``updated_at`` read so far (inclusive, so the boundary is re-read), page 1. Nothing is
+    addressed by offset, so a deletion or an edit while we page cannot shift an unread item past
+    us (an edited item moves to the end, where it is read later in the same listing). When a full
+    page holds one second only, the listing follows its ``Link`` within that second, bounded like
+    ``ApiReader.pages``. A page with items older than it asked for (a repeated or stale answer) is
+    asked again once (noted in ``report.notes``); twice is a ``ListingError``.
+    """
+    reader = job.reader
+    base: dict[str, Any] = {"sort": "updated", "direction": "asc", "per_page": reader.ctx.settings.per_page}
+    if listing == LISTING_ISSUES:
+        base = {"state": "all", **base}
+    url: str = path
+    params: dict[str, Any] | None = {**base, **since_param(since, job.options.cursor_overlap_s)}
+    floor = None if since is None else _floor_second(since - timedelta(seconds=job.options.cursor_overlap_s))
+    seen: set[object] = set()
+    seen_links: set[str] = set()
+    number = 0
+    # without a rel="last" every time-anchored request must make progress; a hard cap still holds
+    bound: int | None = MAX_PAGES_WITHOUT_TOTAL
+    announced = MAX_PAGES_WITHOUT_TOTAL
+    asked_again = False
+    while True:
+        number += 1
+        if bound is not None and number > bound:
+            raise PaginationError(
+                f"the {listing} listing of {job.repo} went on for more pages ({number - 1}) than the "
+                f"{announced} its first page announced can need; stopped"
+            )
+        page = reader.page(url, params, number, listing=f"the {listing} listing of {job.repo}")
+        if number == 1 and page.last_page is not None:
+            # each page after the first re-reads its boundary, and the listing may grow while read:
+            # twice the announced pages plus slack is more than any honest listing needs
+            announced = page.last_page
+            bound = 2 * (announced + PAGE_SLACK)
+        times = [t for t in (_item_time(o) for o in page.items) if t is not None]
+        stale = floor is not None and any(t < floor for t in times)
+        fresh = [o for o in page.items if _item_key(o, listing) not in seen]
+        if stale or (url != path and page.items and not fresh):
+            problem = "repeated items already read" if not fresh else "held items older than it asked for"
+            what = f"page {number} of the {listing} listing of {job.repo} {problem}"
+            if asked_again:
+                raise ListingError(f"{what}, twice; stopped, the cursor stays before the unread items")
+            asked_again = True
+            job.report.notes.append(f"{what}; the page was read again")
+            number -= 1
+            continue
+        asked_again = False
+        seen.update(_item_key(o, listing) for o in page.items)
+        yield page
+        if page.next_url is None:
+            return
+        top = max(times, default=None)
+        if top is not None and (floor is None or _floor_second(top) > floor):
+            floor = _floor_second(top)
+            url, params = path, {**base, "since": floor.strftime("%Y-%m-%dT%H:%M:%SZ")}
+            seen_links.clear()
+            continue
+        # a full page within one second: the next page of the same query, by its Link
+        seen_links.add(page_key(url, params))
+        key = page_key(page.next_url, None)
+        if key in seen_links:
+            raise PaginationError(
+                f"the Link header of page {number} of the {listing} listing of {job.repo} points back "
+                "to a page already read; stopped"
+            )
+        seen_links.add(key)
+        url, params = page.next_url, None
+
+
 def _sync_issues(job: _RepoSync, since: datetime | None) -> None:
-    """The issue listing from ``since`` (everything when None), page by page into the cache."""
-    params = {
-        "state": "all",
-        "sort": "updated",
-        "direction": "desc",
-        "per_page": job.reader.ctx.settings.per_page,
-        **since_param(since, job.options.cursor_overlap_s),
-    }
+    """The issue listing from ``since`` (everything when None), page by page into the cache.
+
+    The cursor moves with every page to the newest ``updated_at`` read (everything older was read).
+    """
     started = datetime.now(UTC)
     latest: datetime | None = None
-    for page in job.reader.pages(f"/repos/{job.repo}/issues", params):
+    for page in _listing_pages(job, f"/repos/{job.repo}/issues", LISTING_ISSUES, since):
         job.report.pages += 1
         job.report.issues_seen += len(page.items)
         parsed = _read_issue_page(job.repo, page, job.report, started)
         latest = _latest(latest, parsed.latest)
         change = CacheChange(issues=parsed.records, rejects=parsed.rejects, cleared_rejects=parsed.cleared)
+        change.issues_cursor = latest if job.full else _latest(latest, since)
         if page.is_last:
-            change.issues_cursor = latest if job.full else _latest(latest, since)
             change.api_url = job.api_url
             if job.full:
                 change.drop_rejects_before = (LISTING_ISSUES, started)
@@ -343,17 +449,15 @@ def _sync_issues(job: _RepoSync, since: datetime | None) -> None:
 
 
 def _sync_comments(job: _RepoSync, since: datetime | None) -> None:
-    """The repository-wide comment listing from ``since`` (everything when None), page by page."""
-    params = {
-        "sort": "updated",
-        "direction": "desc",
-        "per_page": job.reader.ctx.settings.per_page,
-        **since_param(since, job.options.cursor_overlap_s),
-    }
+    """The repository-wide comment listing from ``since`` (everything when None), page by page.
+
+    Incremental: the cursor moves with every page (``_listing_pages`` reads oldest change first, so
+    everything up to the newest ``updated_at`` read has been read). A full refresh moves it at the end.
+    """
     started = datetime.now(UTC)
     latest: datetime | None = None
     seen: set[int] = set()
-    for page in job.reader.pages(f"/repos/{job.repo}/issues/comments", params):
+    for page in _listing_pages(job, f"/repos/{job.repo}/issues/comments", LISTING_COMMENTS, since):
         job.report.pages += 1
         job.report.comments_seen += len(page.items)
         parsed = _read_comment_page(job.repo, page, job.report, started)
@@ -365,10 +469,11 @@ def _sync_comments(job: _RepoSync, since: datetime | None) -> None:
             rejects=parsed.rejects,
             cleared_rejects=parsed.cleared,
         )
-        if page.is_last and not job.full:
-            change.comments_cursor = _latest(latest, since)
-            change.api_url = job.api_url
-            change.synced_at = datetime.now(UTC)
+        if not job.full:
+            change.comments_cursor = _latest(latest, since) if page.is_last else latest
+            if page.is_last:
+                change.api_url = job.api_url
+                change.synced_at = datetime.now(UTC)
         result = job.cache.apply(job.repo, change)
         job.report.comments_upserted += result.comments_changed
         job.report.comments_deleted += result.comments_deleted
@@ -527,6 +632,8 @@ def build_trail_result(
         n_cached = cache.counts(repo)[1]
         if report is not None and not report.ok:
             warnings.append(_sync_failed_warning(report, cursor, n_cached))
+        if report is not None:
+            warnings.extend(_reread_warning(report, note) for note in report.notes)
         rejects = cache.rejects(repo)
         warnings.extend(_reject_warning(r) for r in rejects)
         sources.append(_source_stat(repo, int(rows_per_repo.get(repo, 0)), len(rejects), report, n_cached))
@@ -558,6 +665,17 @@ def _sync_failed_warning(report: SyncReport, cursor: RepoCursor, n_cached: int) 
             "cached_comments": n_cached,
             "last_sync": cursor.synced_at.isoformat() if cursor.synced_at else None,
         },
+    )
+
+
+def _reread_warning(report: SyncReport, note: str) -> DataWarning:
+    """A listing fault the sync healed in the same run (docs/reliability.md "GitHub sync")."""
+    return DataWarning(
+        code="listing_reread",
+        asset=ASSET,
+        repo=report.repo,
+        message=f"{report.repo}: {render_value(note)}; nothing was skipped",
+        values={"note": render_value(note)},
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scorecard_assets.report.batches import batch_section
 from scorecard_assets.report.decisions import FRONTIER_PNG, TREND_PREFIX, decisions_markdown
 from scorecard_assets.report.formatters import (
     EM_DASH,
@@ -162,6 +163,7 @@ def render_markdown(
         _reading_guide(sidecar, regenerate_cmd),
         _bucket_section(sidecar),
         _totals_section(sidecar) + _chart_block(charts, DELIVERY_CHART),
+        batch_section(sidecar),  # docs/batches.md "The report section"
         _risk_section(sidecar),
         _pairings_section(sidecar) + _chart_block(charts, PAIRING_CHART),
         _decisions_section(sidecar, charts),

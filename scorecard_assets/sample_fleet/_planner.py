@@ -36,7 +36,7 @@ from scorecard_assets.sample_fleet._catalog import (
     Spelling,
     plan_profile,
 )
-from scorecard_assets.sample_fleet._model import Event, Fleet, iso_seconds
+from scorecard_assets.sample_fleet._model import Event, Fleet
 
 T = TypeVar("T")
 
@@ -191,18 +191,9 @@ class Planner:
                 slots.append(
                     IssueSlot(self._random_repo(), lo + self.rng.randrange(hi - lo), "classify-only")
                 )
-        n_batches = max(1, self.issue_count() // 250)
-        for b in range(n_batches):
-            # the first batch sits inside the default report window
-            t = hi - 6 * DAY_MS - 5 * HOUR_MS if b == 0 else hi - (b + 1) * (hi - lo) // (n_batches + 1)
-            repo = REPOS[b % len(REPOS)]
-            bid = f"b-{iso_seconds(t)[:10].replace('-', '')}-{b + 1:02d}"
-            slots.append(IssueSlot(repo, t, "batch-anchor", batch_id=bid))
-            for k in range(1, 4):
-                slots.append(
-                    IssueSlot(repo, t + 5 * MINUTE_MS * k, "batch-member", batch_id=bid, batch_index=k)
-                )
-        return slots
+        from scorecard_assets.sample_fleet._batches import batch_slots  # (imports _story, which imports us)
+
+        return slots + batch_slots(self, lo, hi)  # docs/batches.md "The sample fleet"
 
     def _number(self, slots: list[IssueSlot]) -> None:
         """Creation times, hosts and issue numbers (``n`` for the issue, ``n + 1`` for its PR).

@@ -40,6 +40,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from scorecard_assets.sample_fleet import _batches
 from scorecard_assets.sample_fleet._anomalies import inject
 from scorecard_assets.sample_fleet._catalog import GENERATOR_VERSION, PROFILES, SIZES
 from scorecard_assets.sample_fleet._config_cycles import render_config, render_cycles
@@ -148,6 +149,7 @@ def generate_fleet(out: Path, size: str = "sample", profile: str = "sample", see
     render_config(fleet, work, written, _output_dir_setting(size, profile), flags)
     render_github(fleet, work, written, flags)
     render_hosts(fleet, work, flags, written)
+    _batches.render_batch_files(fleet, work, written)
     if flags.gate_logs:
         render_gate_logs(fleet, work, written)
     render_cycles(fleet, work, written, flags)

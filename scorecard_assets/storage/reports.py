@@ -12,6 +12,9 @@ object-store prefix (``s3://bucket/reports``). Contracts, the same for both:
   only once its files are all in place;
 - concurrent publishers are serialised: locally by an advisory lock on ``<output>/.publish.lock``,
   on a deployment by the Dagster pool of the publishing step (docs/deploying.md);
+- temporary files left by a killed publish (``.<name>.<random>.tmp``, the pattern of
+  ``location.write_bytes``) are removed by the next publish when they are older than its start
+  (docs/reliability.md "Publishing"); nothing else is ever removed from a window folder;
 - :meth:`ReportStore.published_sidecar` reads what is already published for a window (the publish
   guard's input, ``report/guard.py``); a damaged file reads as nothing published.
 
@@ -24,7 +27,7 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator, Mapping
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,8 @@ LOCK_FILE = ".publish.lock"
 
 _WINDOW_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FILE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# ``tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp")`` in ``location.write_bytes``: 8 random characters
+_TEMP_RE = re.compile(r"^\.[A-Za-z0-9][A-Za-z0-9._-]*\.[A-Za-z0-9_]{8}\.tmp$")
 
 
 def write_atomic(path: UPath | Path, data: bytes | str) -> None:
@@ -91,17 +96,26 @@ class ReportStore:
         folder = self.window_location(window_end)
         return uri_of(folder / name if name else folder)
 
-    def publish(self, window_end: str, files: Mapping[str, bytes | str]) -> dict[str, UPath]:
+    def publish(
+        self,
+        window_end: str,
+        files: Mapping[str, bytes | str],
+        *,
+        run_started: datetime | None = None,
+    ) -> dict[str, UPath]:
         """Write ``files`` (name -> content) into ``<window_end>/`` and maybe refresh ``latest/``.
 
         ``window_end`` must be a ``YYYY-MM-DD`` date and every name a plain file name (no folders, no
         leading dot, not ``WINDOW``); anything else raises ``ValueError`` before a byte is written.
-        Returns name -> location of the files in the window folder."""
+        Returns name -> location of the files in the window folder. Temporary files of killed
+        publishes older than ``run_started`` (default: now) are removed first."""
         _check_window(window_end)
         _check_names(files)
         window_dir = self.location / window_end
         written: dict[str, UPath] = {}
+        started = run_started or datetime.now(UTC)
         with self._lock():
+            self.remove_stale_temporaries(started, window_end=None if is_local(self.location) else window_end)
             for name, content in files.items():
                 write_atomic(window_dir / name, content)
                 written[name] = window_dir / name
@@ -143,6 +157,32 @@ class ReportStore:
         """One published file's content, or None."""
         return read_bytes_or_none(self.window_location(window_end) / name)
 
+    def remove_stale_temporaries(self, before: datetime, *, window_end: str | None = None) -> list[str]:
+        """Remove our temporary files (``_TEMP_RE``) last modified before ``before`` from the
+        location, ``latest/`` and every window folder (only ``window_end``'s when given: what
+        ``publish`` does on an object store, where listing every window costs requests and our
+        one-PUT writes leave no temporary file); returns their paths relative to the location.
+
+        docs/reliability.md "Publishing": a publish killed between writing a temporary file and
+        renaming it leaves that file behind; the next publish (holding the lock) removes it. A file
+        of another name, or one newer than ``before`` (a publish still running), is left alone.
+        """
+        cutoff = before.timestamp()
+        if window_end is None:
+            folders = [self.location, *(p for p in _children(self.location) if _is_folder_to_clean(p))]
+        else:
+            folders = [self.location, self.location / LATEST_DIR, self.window_location(window_end)]
+        removed: list[str] = []
+        for folder in folders:
+            for child in _children(folder):
+                if not _TEMP_RE.match(child.name) or not _is_plain_file(child):
+                    continue
+                modified = _modified_at(child)
+                if modified is not None and modified < cutoff:
+                    remove(child)
+                    removed.append(child.name if folder is self.location else f"{folder.name}/{child.name}")
+        return sorted(removed)
+
     # ---------------------------------------------------------------------------------- helpers
 
     def _refresh_latest(self, window_end: str, files: Mapping[str, bytes | str]) -> None:
@@ -174,6 +214,36 @@ def _children(path: UPath) -> list[UPath]:
         return list(path.iterdir())
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def _is_folder_to_clean(path: UPath) -> bool:
+    return (path.name == LATEST_DIR or _is_window(path.name)) and path.is_dir()
+
+
+def _modified_at(path: UPath) -> float | None:
+    """Epoch seconds of the last change of a file or object; None when the store does not say."""
+    if is_local(path):
+        try:
+            return Path(path).stat().st_mtime
+        except OSError:
+            return None
+    try:
+        info = path.fs.info(path.path)
+    except (OSError, ValueError):
+        return None
+    for key in ("mtime", "LastModified", "last_modified", "updated", "created"):
+        value = info.get(key)
+        if isinstance(value, datetime):
+            return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    return None
 
 
 def _is_plain_file(path: UPath) -> bool:

@@ -13,9 +13,7 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
-from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
 from scorecard_assets.decisions.alerts import change_alerts as change_alerts_of
 from scorecard_assets.decisions.config import DecisionsConfig
@@ -38,24 +36,11 @@ from scorecard_assets.scoring.windows import window_for_partition
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.decisions import run_table, specs_for, week_start
 from scorecard_tests.factories.resources import local_resources
+from scorecard_tests.factories.sample_config import sample_config_copy
 
 ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
 LATEST = "2026-11-16"  # the sample's latest complete week (as_of 2026-11-23)
 DECISION_ASSETS = ("routing_advice", "change_alerts", "adjusted_effects", "pairing_comparison")
-
-
-def _sample_config(folder: Path, **overrides: object) -> Path:
-    """The bundled sample config with absolute input paths and ``overrides``."""
-    base = DEFAULT_CONFIG_PATH.parent
-    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
-    data["github"]["recorded_dir"] = str(base / data["github"].get("recorded_dir", "github"))
-    data["hosts"] = [{**h, "dossier_home": str(base / h["dossier_home"])} for h in data["hosts"]]
-    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
-    data.update(overrides)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "scorecard.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +48,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     """The sample fleet's snapshots, then the whole report group for the latest week."""
     root = tmp_path_factory.mktemp("decisions-sample")
     out = root / "reports"
-    resources = local_resources(root, _sample_config(root / "config", output_dir=str(out)))
+    resources = local_resources(root, sample_config_copy(root / "config", output_dir=str(out)))
     (root / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
         base = dg.materialize(
@@ -199,7 +184,7 @@ def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path
     table = _planted_run_table()
     write_table(value_directory(io.root(), dg.AssetKey("run_table"), None), TableResult(table))
     scorecard = ScorecardResource(
-        config_path=str(_sample_config(tmp_path / "config")), state_dir=str(tmp_path)
+        config_path=str(sample_config_copy(tmp_path / "config")), state_dir=str(tmp_path)
     )
     key = week_start(EVALUATED_WEEK).strftime("%Y-%m-%d")
     with dg.instance_for_test() as instance:

@@ -19,6 +19,7 @@ GROUPS = {
         "agent_log_usage",
         "session_records",
         "git_commits",
+        *("batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"),
     },
     "transform": {"trail_runs", "run_table", "cycles", "session_cycles"},
     "report": {
@@ -29,7 +30,9 @@ GROUPS = {
         "change_alerts",
         "adjusted_effects",
         "pairing_comparison",
+        "batch_amortization",
         "scorecard_report",
+        "report_pull_request",
     },
 }
 
@@ -76,14 +79,14 @@ def _check_keys() -> set[dg.AssetCheckKey]:
     return set(defs.resolve_asset_graph().asset_check_keys)
 
 
-def test_49_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
+def test_58_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
     keys = _check_keys()
     with_warnings = (*checks.WARNING_CHECK_ASSETS, *WEEKLY_WARNING_CHECK_ASSETS)
-    assert len(keys) == 49 == 1 + sum(len(warnings_for(a)) for a in with_warnings)
+    assert len(keys) == 58 == 1 + sum(len(warnings_for(a)) for a in with_warnings)
     graph = defs.resolve_asset_graph()
     by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
     warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]
-    assert len(warning_defs) == len(with_warnings) == 13
+    assert len(warning_defs) == len(with_warnings) == 17
     weekly = _specs()["model_scorecard"].partitions_def
     for d in warning_defs:
         (asset,) = {k.asset_key.to_user_string() for k in d.check_keys}

@@ -219,3 +219,19 @@ def test_an_as_of_in_the_future_never_picks_a_week_the_partitions_lack(
     assert cli._default_partition() == weekly_partitions.get_last_partition_key()
     monkeypatch.setattr(cli, "load_config", lambda: SimpleNamespace(as_of=date(2026, 11, 23)))
     assert cli._default_partition() == "2026-11-16"
+
+
+def test_run_force_reaches_the_guard_as_run_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``scorecard run --force`` passes ``force`` to model_scorecard (docs/reliability.md "The publish guard")."""
+    seen: list[bool] = []
+    monkeypatch.setattr(
+        cli, "_execute", lambda job, key, instance, **kw: seen.append(kw.get("force")) or False
+    )
+    monkeypatch.setattr(cli, "_report_dir", lambda key: tmp_path / "none")
+    for argv, forced in (
+        (["run", "--partition", "2026-11-16", "--force"], True),
+        (["run", "--partition", "2026-11-16"], False),
+    ):
+        args = cli.build_parser().parse_args(argv)
+        args.func(args)
+        assert seen[-1] is forced

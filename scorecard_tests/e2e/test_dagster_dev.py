@@ -231,7 +231,7 @@ def test_every_check_can_be_executed_alone_in_the_ui(dagster_dev: dict) -> None:
         if n["assetChecksOrError"]["__typename"] == "AssetChecks"
         for c in n["assetChecksOrError"]["checks"]
     }
-    assert len(found) == 34
+    assert len(found) == 42
     assert all(c["canExecuteIndividually"] == "CAN_EXECUTE" for c in found.values())
     assert [k for k, c in found.items() if c["blocking"]] == [
         ("model_scorecard", "window_not_silently_empty")
@@ -242,8 +242,14 @@ def test_materialize_the_latest_week_through_graphql(dagster_dev: dict, weekly_r
     events = weekly_run
     checks = [e["evaluation"] for e in events if e["__typename"] == "AssetCheckEvaluationEvent"]
     materialized = {e["assetKey"]["path"][-1] for e in events if e["__typename"] == "MaterializationEvent"}
-    assert {"trail_comments", "run_table", "model_scorecard", "scorecard_report"} <= materialized
-    assert len(checks) == 34, "every check of the job's assets runs with the materialization"
+    assert {
+        "trail_comments",
+        "run_table",
+        "model_scorecard",
+        "batch_amortization",
+        "scorecard_report",
+    } <= materialized
+    assert len(checks) == 42, "every check of the job's assets runs with the materialization"
     assert any(
         c["checkName"] == "unusable_at" and not c["success"] and c["severity"] == "WARN" for c in checks
     )
@@ -283,3 +289,92 @@ def test_the_instance_and_the_state_live_under_the_project_roots_dagster_folder(
     assert list((dot / "instance" / "storage").rglob("*.db")), "run and event storage in .dagster/instance"
     assert (dot / "io" / "run_table").is_dir(), "asset values in .dagster/io"
     assert (dot / "state" / "agent-logs").is_dir(), "incremental state in .dagster/state"
+
+
+# ------------------------------------------------------------------------------ a real browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+UI_TIMEOUT_S = 90
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's headless Chromium through selenium (make install-browser-test installs both)."""
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make install-browser-test)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1600,1200"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(UI_TIMEOUT_S)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _page_text(driver: object, url: str, wanted: list[str]) -> str:
+    """Open ``url`` and wait until the rendered page holds every string of ``wanted``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)  # type: ignore[attr-defined]
+    WebDriverWait(driver, UI_TIMEOUT_S).until(
+        lambda d: all(w in d.find_element(By.TAG_NAME, "body").text for w in wanted)
+    )
+    return driver.find_element(By.TAG_NAME, "body").text  # type: ignore[attr-defined]
+
+
+def _dismiss_the_welcome_dialog(driver: object) -> None:
+    """The UI greets a new browser with a newsletter dialog; "Skip" closes it (absent: nothing to do)."""
+    from selenium.webdriver.common.by import By
+
+    for button in driver.find_elements(By.XPATH, "//button[normalize-space()='Skip']"):  # type: ignore[attr-defined]
+        button.click()
+
+
+def test_the_report_asset_page_shows_the_rendered_report_with_its_charts(
+    dagster_dev: dict, weekly_run: list[dict], browser: object
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _page_text(
+        browser, f"{dagster_dev['base']}/assets/scorecard_report", ["[Show Markdown]", "sidecar_valid"]
+    )
+    _dismiss_the_welcome_dialog(browser)
+    (link,) = [
+        a
+        for a in browser.find_elements(By.XPATH, "//a[normalize-space()='[Show Markdown]']")  # type: ignore[attr-defined]
+        if a.find_element(By.XPATH, "./ancestor::tr/td[1]").text.strip() == "report"
+    ]
+    link.click()
+    dialog = WebDriverWait(browser, UI_TIMEOUT_S).until(
+        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, "[role='dialog']")), None)
+    )
+    headings = [h.text for h in dialog.find_elements(By.CSS_SELECTOR, "h1, h2")]
+    assert headings[0] == "Model Scorecard"  # rendered markdown, not its source text
+    for section in ("Per model × repo × tier", "Totals per model (all repos/tiers)", "Batch amortization"):
+        assert section in headings, headings
+    assert dialog.find_elements(By.TAG_NAME, "table"), "the report's tables are rendered as tables"
+    charts = dialog.find_elements(By.CSS_SELECTOR, "img[src^='data:image/png;base64,']")
+    assert len(charts) == 2
+    for img in charts:  # decoded and drawn, not a broken image
+        WebDriverWait(browser, UI_TIMEOUT_S).until(
+            lambda d, img=img: d.execute_script(
+                "return arguments[0].complete && arguments[0].naturalWidth", img
+            )
+        )
+        assert browser.execute_script("return arguments[0].naturalWidth", img) > 100  # type: ignore[attr-defined]
+
+
+def test_the_asset_graph_shows_every_group(dagster_dev: dict, browser: object) -> None:
+    groups = {n["groupName"] for n in _graphql(dagster_dev["base"], ASSET_NODES)["assetNodes"]}
+    assert groups == {"ingest", "transform", "report"}
+    text = _page_text(browser, f"{dagster_dev['base']}/asset-groups", sorted(groups))
+    assert "Global asset lineage" in text

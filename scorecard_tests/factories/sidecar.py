@@ -169,6 +169,7 @@ def make_sidecar(**overrides: Any) -> dict[str, Any]:
             )
             for risk in ("low", "med", "high", "<unclassified>")
         ],
+        "batchAmortization": {"summary": [], "batches": []},
         "pairings": {
             "fleet": make_pool(
                 [

@@ -7,6 +7,10 @@ It serves the routes the trail sync and PyGithub use, with GitHub's semantics wh
   ``/repos/{o}/{n}/issues/comments`` (``since``, ``sort`` created|updated, ``direction``; ascending
   id without ``sort``), ``/repos/{o}/{n}/issues/comments/{id}``, ``/repos/{o}/{n}/issues/{n}``,
   ``/repos/{o}/{n}/issues/{n}/comments``, ``/rate_limit``;
+- for publishing (``FakeRepoWrites``): ``GET /repos/{o}/{n}/branches/{b}``, ``GET|POST`` git refs,
+  ``GET|PUT /repos/{o}/{n}/contents/{path}`` (base64, ``sha`` required to update, 409 on a stale
+  one), ``GET|POST /repos/{o}/{n}/pulls`` (``state``, ``head`` as ``owner:branch``, ``base``) and
+  ``PATCH /repos/{o}/{n}/pulls/{n}``; every repo has a ``main`` branch;
 - page-number pagination (``per_page`` ≤ 100, default 30) announced by ``Link`` headers
   (``next``/``last``/``first``/``prev``) whose URLs use the server's own host:port;
 - ``since`` is inclusive (``updated_at >= since``); a new comment bumps its issue's ``updated_at``;
@@ -14,7 +18,7 @@ It serves the routes the trail sync and PyGithub use, with GitHub's semantics wh
 - every request is recorded (``requests``, ``count``) and can be waited for (``wait_for_requests``);
 - faults are armed with ``inject``: any status with headers/body (5xx, 429 + ``Retry-After``, 403
   secondary or primary rate limit), a delay, a body cut short of its ``Content-Length``, a 200 with
-  broken JSON, or an error body echoing the caller's ``Authorization`` header;
+  broken JSON, the previous page again, a ``Link`` looping back, or an error body echoing the caller's ``Authorization`` header;
 - ``hold`` parks one chosen request before it is answered until the test releases it (the kill
   test: the client is provably mid-listing), ``delay_s`` slows every response, ``prefix`` emulates
   GitHub Enterprise's ``/api/v3``.
@@ -74,7 +78,10 @@ def milestone(phase: str, run: str, at: str, *extra: str, status: str = "done") 
 class Fault:
     """One injected misbehaviour, answered instead of the real reply (``status``, ``headers``,
     ``body``), or, with status 200 and no ``body``, done to the real reply (``delay_s``,
-    ``truncate``, ``broken_json``)."""
+    ``truncate``, ``broken_json``, ``repeat_previous``: the body of the previous answer on the same
+    path again, a repeated page; ``link_back_to``: a ``Link`` whose ``next`` points to that page
+    number, a pagination loop; ``link_ahead``: a ``next`` one page further, whatever the total).
+    A repeated page is the last body answered without this fault, so it repeats while armed."""
 
     status: int = 500
     headers: dict[str, str] = field(default_factory=dict)
@@ -83,6 +90,9 @@ class Fault:
     truncate: bool = False
     broken_json: bool = False
     echo_token: bool = False
+    repeat_previous: bool = False
+    link_back_to: int | None = None
+    link_ahead: bool = False
 
     @classmethod
     def retry_after(cls, status: int = 429, seconds: int = 0) -> Fault:
@@ -171,9 +181,11 @@ class FakeGitHub:
         self._faults: list[_Armed] = []
         self._hooks: list[tuple[str, int, Callable[[], None]]] = []
         self._seen = threading.Condition()
+        self._last_body: dict[str, bytes] = {}
         self.requests: list[RecordedRequest] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.writes = FakeRepoWrites()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -591,6 +603,10 @@ _ROUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"^/repos/{_REPO}/issues/(?P<number>\d+)$"), "issue"),
     (re.compile(rf"^/repos/{_REPO}/issues/(?P<number>\d+)/comments$"), "issue_comments"),
     (re.compile(r"^/rate_limit$"), "rate_limit"),
+    (re.compile(rf"^/repos/{_REPO}/branches/(?P<branch>[^?]+)$"), "branch"),
+    (re.compile(rf"^/repos/{_REPO}/git/ref/heads/(?P<branch>.+)$"), "git_ref"),
+    (re.compile(rf"^/repos/{_REPO}/contents/(?P<path>.+)$"), "contents"),
+    (re.compile(rf"^/repos/{_REPO}/pulls$"), "pulls"),
 ]
 
 
@@ -618,6 +634,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         status, headers, body = self._route(path, query)
         fake._record(RecordedRequest("GET", path, query, status, fault is not None))
+        if status == 200:
+            with fake._lock:
+                previous = fake._last_body.get(path)
+                if fault is not None and fault.repeat_previous and previous is not None:
+                    body = previous
+                else:
+                    fake._last_body[path] = body
+            if fault is not None and fault.link_back_to is not None:
+                headers["Link"] = self._link_to(query, fault.link_back_to)
+            if fault is not None and fault.link_ahead:
+                page = _bounded_int(query.get("page"), 1, 1, 10**9)
+                headers["Link"] = self._link_to(query, page + 1)
         if fault is not None and fault.broken_json and status == 200:
             body = body[: max(1, len(body) // 2)]
         if fault is not None and fault.truncate and status == 200:
@@ -665,8 +693,79 @@ class _Handler(BaseHTTPRequestHandler):
             "full_name": repo,
             "owner": {"login": owner},
             "url": self.fake._api(f"/repos/{repo}"),
+            "default_branch": "main",
         }
         return _json(200, obj)
+
+    # -------------------------------------------------------- publishing routes (FakeRepoWrites)
+
+    def _serve_branch(
+        self, groups: dict[str, str], query: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        sha = self.fake.writes.head(groups["repo"], groups["branch"])
+        if sha is None:
+            return _json(404, {"message": "Branch not found"})
+        return _json(200, {"name": groups["branch"], "commit": {"sha": sha}})
+
+    def _serve_git_ref(
+        self, groups: dict[str, str], query: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        repo, branch = groups["repo"], groups["branch"]
+        sha = self.fake.writes.head(repo, branch)
+        if sha is None:
+            return _json(404, {"message": "Not Found"})
+        return _json(200, _ref_json(self.fake, repo, branch, sha))
+
+    def _serve_contents(
+        self, groups: dict[str, str], query: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        repo, path = groups["repo"], groups["path"]
+        found = self.fake.writes.file(repo, query.get("ref", "main"), path)
+        if found is None:
+            return _json(404, {"message": "Not Found"})
+        return _json(200, _content_json(self.fake, repo, path, *found))
+
+    def _serve_pulls(
+        self, groups: dict[str, str], query: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        pulls = self.fake.writes.pulls.get(groups["repo"], [])
+        state = query.get("state", "open")
+        out = [
+            p
+            for p in pulls
+            if (state == "all" or p["state"] == state)
+            and ("head" not in query or p["head"]["label"] == query["head"])
+            and ("base" not in query or p["base"]["ref"] == query["base"])
+        ]
+        return _json(200, out)
+
+    def _write(self, method: str) -> None:
+        fake = self.fake
+        parsed = urllib.parse.urlsplit(self.path)
+        path = parsed.path[len(fake.prefix) :] if fake.prefix else parsed.path
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            payload = json.loads(raw) if raw else {}
+        except ValueError:
+            payload = None
+        if not self._authorized():
+            status, headers, body = _json(401, {"message": "Bad credentials"})
+        elif not isinstance(payload, dict):
+            status, headers, body = _json(400, {"message": "Problems parsing JSON"})
+        else:
+            status, headers, body = fake.writes.handle(fake, method, path, payload)
+        fake._record(RecordedRequest(method, path, {}, status, False))
+        self._send(status, headers, body)
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+        self._write("POST")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._write("PUT")
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        self._write("PATCH")
 
     def _serve_issues(
         self, groups: dict[str, str], query: dict[str, str]
@@ -732,6 +831,12 @@ class _Handler(BaseHTTPRequestHandler):
         if links:
             headers["Link"] = links
         return 200, headers, body
+
+    def _link_to(self, query: dict[str, str], page: int) -> str:
+        """A ``Link`` header whose ``next`` is ``page`` (the looping-Link fault)."""
+        path = urllib.parse.urlsplit(self.path).path
+        q = urllib.parse.urlencode({**query, "page": str(page)})
+        return f'<{self.fake.root_url}{path}?{q}>; rel="next"'
 
     def _links(self, query: dict[str, str], page: int, last: int) -> str:
         path = urllib.parse.urlsplit(self.path).path
@@ -828,3 +933,121 @@ def read_export_frame(root: Path, repos: Iterable[str]) -> Any:
         issues += [issue_from_rest(repo, o) for o in json.loads((d / "issues.json").read_text("utf-8"))]
         comments += [comment_from_rest(repo, o) for o in json.loads((d / "comments.json").read_text("utf-8"))]
     return trail_frame(issues, comments)
+
+
+# ------------------------------------------------------------------------------------ publishing
+
+
+def _ref_json(fake: FakeGitHub, repo: str, branch: str, sha: str) -> dict[str, Any]:
+    return {
+        "ref": f"refs/heads/{branch}",
+        "url": fake._api(f"/repos/{repo}/git/refs/heads/{branch}"),
+        "object": {"sha": sha, "type": "commit"},
+    }
+
+
+def _content_json(fake: FakeGitHub, repo: str, path: str, data: bytes, sha: str) -> dict[str, Any]:
+    import base64
+
+    return {
+        "type": "file",
+        "encoding": "base64",
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "sha": sha,
+        "size": len(data),
+        "content": base64.b64encode(data).decode(),
+        "url": fake._api(f"/repos/{repo}/contents/{path}"),
+    }
+
+
+@dataclass
+class FakeRepoWrites:
+    """Branches (files per branch, a head commit each) and pull requests of the fake's repos."""
+
+    files: dict[tuple[str, str], dict[str, tuple[bytes, str]]] = field(default_factory=dict)
+    heads: dict[tuple[str, str], str] = field(default_factory=dict)
+    pulls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    commits: int = 0
+
+    def _sha(self, prefix: str) -> str:
+        self.commits += 1
+        return f"{prefix}{self.commits:038x}"[:40]
+
+    def head(self, repo: str, branch: str) -> str | None:
+        if branch == "main" and (repo, "main") not in self.heads:
+            self.heads[(repo, "main")] = self._sha("c0")
+            self.files[(repo, "main")] = {}
+        return self.heads.get((repo, branch))
+
+    def file(self, repo: str, branch: str, path: str) -> tuple[bytes, str] | None:
+        if self.head(repo, branch) is None:
+            return None
+        return self.files[(repo, branch)].get(path)
+
+    def handle(
+        self, fake: FakeGitHub, method: str, path: str, body: dict[str, Any]
+    ) -> tuple[int, dict[str, str], bytes]:
+        import base64
+
+        with fake._lock:
+            m = re.match(rf"^/repos/{_REPO}/git/refs$", path)
+            if m and method == "POST":
+                repo, ref, sha = m["repo"], str(body.get("ref", "")), body.get("sha")
+                branch = ref.removeprefix("refs/heads/")
+                if self.head(repo, branch) is not None:
+                    return _json(422, {"message": "Reference already exists"})
+                source = next((b for (r, b), h in self.heads.items() if r == repo and h == sha), None)
+                if source is None:
+                    return _json(422, {"message": "Object does not exist"})
+                self.heads[(repo, branch)] = str(sha)
+                self.files[(repo, branch)] = dict(self.files[(repo, source)])
+                return _json(201, _ref_json(fake, repo, branch, str(sha)))
+            m = re.match(rf"^/repos/{_REPO}/contents/(?P<path>.+)$", path)
+            if m and method == "PUT":
+                repo, file_path, branch = m["repo"], m["path"], str(body.get("branch") or "main")
+                if self.head(repo, branch) is None:
+                    return _json(404, {"message": "Branch not found"})
+                current = self.files[(repo, branch)].get(file_path)
+                if current is not None and body.get("sha") != current[1]:
+                    return _json(409, {"message": f"{file_path} does not match {body.get('sha')}"})
+                if current is None and body.get("sha"):
+                    return _json(422, {"message": "sha given for a new file"})
+                data = base64.b64decode(str(body.get("content", "")))
+                blob = self._sha("b")
+                self.files[(repo, branch)][file_path] = (data, blob)
+                commit = self._sha("c")
+                self.heads[(repo, branch)] = commit
+                out = {"content": _content_json(fake, repo, file_path, data, blob), "commit": {"sha": commit}}
+                return _json(201 if current is None else 200, out)
+            m = re.match(rf"^/repos/{_REPO}/pulls$", path)
+            if m and method == "POST":
+                repo = m["repo"]
+                head, base = str(body.get("head", "")), str(body.get("base", ""))
+                if self.head(repo, head) is None or self.head(repo, base) is None:
+                    return _json(422, {"message": "Validation Failed"})
+                pulls = self.pulls.setdefault(repo, [])
+                owner = repo.split("/", 1)[0]
+                if any(p["state"] == "open" and p["head"]["ref"] == head for p in pulls):
+                    return _json(422, {"message": f"A pull request already exists for {owner}:{head}."})
+                number = 1 + max([p["number"] for p in pulls] or [0])
+                pr = {
+                    "number": number,
+                    "state": "open",
+                    "title": body.get("title"),
+                    "body": body.get("body"),
+                    "url": fake._api(f"/repos/{repo}/pulls/{number}"),
+                    "html_url": f"https://github.example/{repo}/pull/{number}",
+                    "head": {"ref": head, "label": f"{owner}:{head}"},
+                    "base": {"ref": base, "label": f"{owner}:{base}"},
+                }
+                pulls.append(pr)
+                return _json(201, pr)
+            m = re.match(rf"^/repos/{_REPO}/pulls/(?P<number>\d+)$", path)
+            if m and method == "PATCH":
+                pr = next((p for p in self.pulls.get(m["repo"], []) if p["number"] == int(m["number"])), None)
+                if pr is None:
+                    return _json(404, {"message": "Not Found"})
+                pr.update({k: body[k] for k in ("title", "body", "state") if k in body})
+                return _json(200, pr)
+        return _json(404, {"message": "Not Found"})

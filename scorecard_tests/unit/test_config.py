@@ -43,6 +43,7 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, monkey
     sub = tmp_path / "conf"
     sub.mkdir()
     (sub / "cyc.jsonl").write_text("")
+    (sub / "hosts" / "b1" / ".dossier").mkdir(parents=True)
     data = _minimal(
         sub, hosts=[{"name": "b1", "dossier_home": "hosts/b1/.dossier"}], cycles_import=["cyc.jsonl"]
     )
@@ -216,3 +217,18 @@ def test_the_decisions_section_names_bad_keys_and_values(tmp_path: Path, decisio
     with pytest.raises(ConfigError) as e:
         load_config(_write(tmp_path, _minimal(tmp_path, decisions=decisions)))
     assert where in str(e.value)
+
+
+def test_a_configured_input_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
+    """Issue 16: a typo in a dossier_home fails the load (it is never read as an empty source that
+    would publish a degraded report); a home that exists but is no folder is the readers' warning."""
+    (tmp_path / "packed.tar").write_bytes(b"")
+    hosts = [
+        {"name": "b1", "dossier_home": "/mnt/nope/.dossier"},
+        {"name": "b2", "dossier_home": str(tmp_path / "packed.tar")},
+    ]
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, _minimal(tmp_path, hosts=hosts)))
+    message = str(err.value)
+    assert "hosts[0].dossier_home (host b1): /mnt/nope/.dossier does not exist" in message
+    assert "b2" not in message

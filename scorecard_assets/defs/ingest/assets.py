@@ -17,7 +17,15 @@ from scorecard_assets.defs.incremental import (
 from scorecard_assets.defs.metadata import table_output, unchanged_output
 from scorecard_assets.defs.resources import GitHubResource, ScorecardResource, StateStoreResource
 from scorecard_assets.records import TableResult
+from scorecard_assets.scoring.batches import attribute_prep
 from scorecard_assets.sources.agent_logs import read_agent_logs
+from scorecard_assets.sources.batches import (
+    read_batch_journal,
+    read_batch_logs,
+    read_batch_prs,
+    read_prep_records,
+    read_prep_transcripts,
+)
 from scorecard_assets.sources.jsonl_cache import (
     ReadStats,
     read_dispatch_events_cached,
@@ -208,3 +216,42 @@ def _kept_if_same(
         return unchanged_output(previous, extra)
     result.extra[incremental.BUILT_FROM] = record
     return table_output(result, preview, extra)
+
+
+# Batch amortization inputs (docs/batches.md "Inputs"); the per-week rows are the report group's
+# batch_amortization.
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def batch_journal(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """The `batch:<id>` lines of every host's scheduler journal (members, evictions), whole files."""
+    result = read_batch_journal(scorecard.load())
+    return table_output(result, ["host", "repo", "batch", "event", "issue"])
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def batch_logs(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """One row per batch dispatch log under `runs/` (member, fix, tail, report): model, tokens, cost."""
+    result = read_batch_logs(scorecard.load())
+    return table_output(result, ["host", "repo", "batch", "file", "model", "cost_usd"])
+
+
+@dg.asset(group_name=GROUP, kinds={"pandas"})
+def batch_prep(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """`batch-prep.jsonl` records with the prep tokens of their operator session (Claude Code
+    transcripts, subagents included) since the session's previous enqueue, at most 6 h back."""
+    cfg = scorecard.load()
+    records = read_prep_records(cfg)
+    sessions = {h: set(g["session_id"]) for h, g in records.frame.groupby("host")}
+    transcripts = read_prep_transcripts(cfg, sessions)
+    frame = attribute_prep(records.frame, transcripts.frame)
+    result = TableResult(frame=frame, warnings=[*records.warnings, *transcripts.warnings])
+    counts = {"transcript_rows": len(transcripts.frame)}
+    return table_output(result, ["host", "repo", "batch", "session_id", "prep_tokens"], counts)
+
+
+@dg.asset(group_name=GROUP, kinds={"github", "pandas"})
+def batch_pull_requests(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+    """Merged pull requests with their head branch and closing issues (recorded export `pulls.json`)."""
+    result = read_batch_prs(scorecard.load())
+    return table_output(result, ["repo", "number", "head", "merged_at", "closing"])

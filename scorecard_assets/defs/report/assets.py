@@ -28,10 +28,13 @@ from scorecard_assets.report.decisions import decisions_chart_pngs, decisions_si
 from scorecard_assets.report.digest import render_digest
 from scorecard_assets.report.guard import (
     GUARD_KEY,
+    forced_note,
     guard_failure,
     guard_inputs,
     guard_metadata,
+    profile_of,
     stored_guard_inputs,
+    with_published,
 )
 from scorecard_assets.report.markdown import render_markdown
 from scorecard_assets.scoring.issue_rows import issue_rows
@@ -81,6 +84,13 @@ def _config_dir(cfg: ScorecardConfig) -> Path | None:
     return cfg.config_path.parent if cfg.config_path else None
 
 
+class GuardRunConfig(dg.Config):
+    """``force``: publish even though the guard found a vanished repo, source or column
+    (docs/reliability.md "The publish guard"); the check then passes and says what was forced."""
+
+    force: bool = False
+
+
 @dg.asset(
     group_name=GROUP,
     partitions_def=weekly_partitions,
@@ -89,6 +99,7 @@ def _config_dir(cfg: ScorecardConfig) -> Path | None:
 )
 def model_scorecard(
     context: dg.AssetExecutionContext,
+    config: GuardRunConfig,
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
     run_table: StoredTable,
@@ -113,6 +124,7 @@ def model_scorecard(
         sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
         records = _records(DataWarning, sidecar["warningRecords"])
         meta["data_warnings"] = report_warning_count(records, cycle_warnings)
+        sidecar[GUARD_KEY]["force"] = config.force
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = sidecar
     return partition_output(out)
@@ -148,10 +160,13 @@ def _model_scorecard_of(
     grand = sidecar.get("grandTotal") or {}
     # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
     sidecar[GUARD_KEY] = guard_inputs(
-        rows=int(grand.get("n") or 0),
+        profile_of(sidecar) or {},
         previous_rows=len(baseline_rows),
-        published_rows=store.published_issue_rows(sidecar["windowEnd"]),
+        published=store.published_sidecar(sidecar["windowEnd"]),
         window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+        repos=cfg.repo_names,
+        hosts=[h.name for h in cfg.hosts],
+        max_drop=cfg.guard.max_issue_row_drop,
     )
     meta = {
         "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
@@ -235,6 +250,7 @@ def scorecard_report(
     change_alerts: Any,
     adjusted_effects: Any,
     pairing_comparison: Any,
+    batch_amortization: Any,
 ) -> dg.MaterializeResult:
     """Writes model-scorecard.md, model-scorecard.json (sidecar), digest.txt and PNG charts into
     `<output_dir>/<window end>/` and refreshes `<output_dir>/latest/`, with the decisions sections
@@ -248,12 +264,23 @@ def scorecard_report(
     pairings = values_by_partition(keys, pairing_scores)
     sessions = values_by_partition(keys, session_pairing_scores)
     decisions = _decisions_by_week(keys, routing_advice, change_alerts, adjusted_effects, pairing_comparison)
+    batches = values_by_partition(keys, batch_amortization)
     # every week of the range is checked before the first file is written
     for key in keys:
-        _refuse_a_silently_empty_window(scorecards[key], store)
+        forced = _refuse_a_silently_empty_window(scorecards[key], store)
+        if forced:
+            context.log.warning(forced)
     for key in keys:
         meta = _publish_week(
-            context, cfg, store, key, scorecards[key], pairings[key], sessions[key], decisions[key]
+            context,
+            cfg,
+            store,
+            key,
+            scorecards[key],
+            pairings[key],
+            sessions[key],
+            decisions[key],
+            batches[key],
         )
         context.add_asset_metadata(meta, partition_key=key)
     return dg.MaterializeResult()
@@ -268,6 +295,7 @@ def _publish_week(
     pairing_scores: dict[str, Any],
     session_pairing_scores: dict[str, Any] | None,
     decisions: tuple[dict[str, Any], list[DataWarning]],
+    batches: dict[str, Any],
 ) -> dict[str, Any]:
     """Render and publish one week's report; its materialization metadata."""
     sessions = session_pairing_scores or {}
@@ -283,7 +311,9 @@ def _publish_week(
             *relative_to(_records(DataWarning, pairing_scores.get("warnings")), _config_dir(cfg)),
             *_records(DataWarning, sessions.get("warnings")),
             *decision_warnings,
+            *relative_to(_records(DataWarning, batches.get("warnings")), _config_dir(cfg)),
         ],
+        batches={k: batches.get(k) for k in ("summary", "batches")},
         sources=[
             *_records(SourceStat, model_scorecard.get("sources")),
             *_records(SourceStat, pairing_scores.get("sources")),
@@ -351,16 +381,13 @@ def _records(kind: type[DataWarning] | type[SourceStat], values: Any) -> list[An
     return [kind.model_validate(v) for v in values or []]
 
 
-def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], store: ReportStore) -> None:
+def _refuse_a_silently_empty_window(model_scorecard: dict[str, Any], store: ReportStore) -> str | None:
     """The guard's rule again, with the published report re-read now: materializing this asset on its
     own (or in a backfill of only this asset) must not publish a window the guard check refused."""
-    g = stored_guard_inputs(model_scorecard)
-    rows, previous_rows, window = int(g["rows"]), int(g["previous_rows"]), str(g["window"])
-    published_rows = store.published_issue_rows(str(model_scorecard.get("windowEnd")))
-    failure = guard_failure(rows, previous_rows, published_rows, window)
+    inputs = with_published(
+        stored_guard_inputs(model_scorecard), store.published_sidecar(str(model_scorecard.get("windowEnd")))
+    )
+    failure = guard_failure(inputs)
     if failure is not None:
-        raise dg.Failure(
-            description=failure,
-            metadata=guard_metadata(rows, previous_rows, published_rows, window),
-            allow_retries=False,
-        )
+        raise dg.Failure(description=failure, metadata=guard_metadata(inputs), allow_retries=False)
+    return forced_note(inputs)

@@ -18,35 +18,27 @@ from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.report.guard import (
     GUARD_ASSET,
     GUARD_CHECK,
+    forced_note,
     guard_failure,
     guard_metadata,
     stored_guard_inputs,
 )
 
 
-def guard_check_result(
-    asset: str, rows: int, previous_rows: int, published_rows: int | None, window: str
-) -> dg.AssetCheckResult:
-    failure = guard_failure(rows, previous_rows, published_rows, window)
+def guard_check_result(asset: str, inputs: dict[str, Any]) -> dg.AssetCheckResult:
+    failure = guard_failure(inputs)
     return dg.AssetCheckResult(
         asset_key=asset,
         check_name=GUARD_CHECK,
         passed=failure is None,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata=guard_metadata(rows, previous_rows, published_rows, window),
-        description=failure,
+        metadata=guard_metadata(inputs),
+        description=failure or forced_note(inputs),
     )
 
 
 def _week_result(model_scorecard: dict[str, Any]) -> dg.AssetCheckResult:
-    g = stored_guard_inputs(model_scorecard)
-    return guard_check_result(
-        GUARD_ASSET,
-        rows=int(g["rows"]),
-        previous_rows=int(g["previous_rows"]),
-        published_rows=g["published_rows"],
-        window=str(g["window"]),
-    )
+    return guard_check_result(GUARD_ASSET, stored_guard_inputs(model_scorecard))
 
 
 def _window_not_silently_empty(
@@ -81,7 +73,9 @@ with warnings.catch_warnings():
         partitions_def=weekly_partitions,
         description=(
             "ERROR (blocks the report) when the window has zero issue rows although the previous "
-            "window had rows, or the report already published for this window had rows: a source "
-            "probably failed silently."
+            "window had rows, or lost a repo, a source, its costs, tiers or event counts, or more "
+            "than guard.max_issue_row_drop of its issue rows against the report already published "
+            "for it, or a repo's trails are empty while its journals show activity: a source "
+            "probably failed silently (report/guard.py). The run config force lets it publish."
         ),
     )(_window_not_silently_empty)

@@ -20,6 +20,7 @@ def assemble_sidecar(
     warnings: list[DataWarning],
     sources: list[SourceStat],
     decisions: dict[str, Any] | None = None,
+    batches: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The full sidecar: reference keys in order, then ours (docs/scoring.md "The sidecar")."""
     collapsed = collapse_warnings(warnings)
@@ -27,6 +28,7 @@ def assemble_sidecar(
     out["warnings"] = [warning_line(w) for w in collapsed]
     for k in OUR_KEYS:
         out[k] = scorecard.get(k)
+    out["batchAmortization"] = batches or {"summary": [], "batches": []}
     out["pairings"] = pairings or {"fleet": None, "imported": None}
     out["sources"] = [s.model_dump() for s in sources]
     out["warningRecords"] = [w.model_dump() for w in collapsed]

@@ -30,7 +30,9 @@ REFERENCE_KEYS: tuple[str, ...] = (
 # Ours that the scoring module fills (scoring/scorecard.py build_scorecard).
 OUR_SCORING_KEYS: tuple[str, ...] = ("windowMode", "baselineWindowEnd", "drops", "riskClasses")
 # Ours that the report asset adds when it assembles the sidecar (assembly.py assemble_sidecar).
-OUR_REPORT_KEYS: tuple[str, ...] = ("pairings", "sources", "warningRecords", "decisions")
+# ``batchAmortization``: the reference's later reports put it after ``phases``; our reference part
+# stays the target version's, so it leads our report keys (docs/batches.md "In the sidecar").
+OUR_REPORT_KEYS: tuple[str, ...] = ("batchAmortization", "pairings", "sources", "warningRecords", "decisions")
 # The ``decisions`` block (docs/decisions.md "What the report shows"), as report/decisions.py writes it.
 DECISIONS_KEYS: tuple[str, ...] = (
     "frontier",

@@ -274,6 +274,68 @@ class Pairings(_Strict):
     sessions: PoolResult | None = None
 
 
+class BatchModelTokens(_Strict):
+    model: str | None
+    tokens: NonNegative | None
+    costUsd: NonNegative | None
+
+
+class BatchRow(_Strict):
+    """One batch of the window (docs/batches.md "The per-batch row")."""
+
+    batch: str
+    repo: str
+    kind: Literal["sched", "manual"]
+    anchor: Count | None
+    enqueued: Count | None
+    members: list[Count]
+    evictions: Count
+    outcome: Literal["shipped", "dissolved", "blocked", "open"]
+    blockedReason: str | None
+    pr: Count | None
+    shipped: Count
+    ciFixAttempts: Count | None
+    gateRuns: Count
+    gateMinutes: NonNegative | None
+    wallMinutes: NonNegative | None
+    tokensByModel: list[BatchModelTokens] | None
+    tokens: NonNegative | None
+    costUsd: NonNegative | None
+    prepTokens: NonNegative | None
+
+
+class BatchSummaryRow(_Strict):
+    """One repo and kind (docs/batches.md "The summary rows"); batch-only fields null on full-cycle."""
+
+    repo: str
+    kind: Literal["sched", "manual", "full-cycle"]
+    batches: Count | None
+    singleMember: Count | None
+    singleMemberRate: Rate | None
+    shippedBatches: Count | None
+    dissolvedBatches: Count | None
+    blockedBatches: Count | None
+    enqueued: Count | None
+    shippedIssues: Count
+    evictions: Count | None
+    gateRuns: Count
+    issuesPerGateRun: NonNegative | None
+    medianGateMinutes: NonNegative | None
+    wallMinutesPerShipped: NonNegative | None
+    wallSamples: Count
+    tokensPerShipped: NonNegative | None
+    tokenSamples: Count
+    prepTokensPerShipped: NonNegative | None
+    prepSamples: Count
+    costPerShippedUsd: NonNegative | None
+    costSamples: Count
+
+
+class BatchAmortization(_Strict):
+    summary: list[BatchSummaryRow]
+    batches: list[BatchRow]
+
+
 class ReferenceSidecar(_Strict):
     """The reference keys of the sidecar (docs/scoring.md "The sidecar")."""
 
@@ -297,6 +359,7 @@ class Sidecar(ReferenceSidecar):
     baselineWindowEnd: IsoDate | None
     drops: list[Drop]
     riskClasses: list[RiskClassRollup]
+    batchAmortization: BatchAmortization
     pairings: Pairings
     sources: list[SourceStat]
     warningRecords: list[DataWarning]

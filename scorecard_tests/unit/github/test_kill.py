@@ -16,7 +16,7 @@ from scorecard_assets.github.cache import TrailCache
 from scorecard_assets.github.client import ClientSettings, make_github
 from scorecard_assets.github.sync import build_trail_result, sync_repo
 from scorecard_assets.sources.runstate import RUNSTATE_MARKER
-from scorecard_tests.fakes.github import FakeGitHub, Gate, populate, read_export_frame
+from scorecard_tests.fakes.github import FakeGitHub, Gate, parse_iso, populate, read_export_frame
 
 REPO = "acme/api"
 ISSUES = f"/repos/{REPO}/issues"
@@ -72,12 +72,21 @@ def test_sigkill_mid_sync_then_clean_resume(tmp_path: Path, path: str, skip: int
         with TrailCache(cache_path) as cache:
             cursor = cache.cursor(REPO)
             stored = {c.comment_id: c.body for c in cache.comments(REPO)}
-            assert cursor.comments_since is None  # the comment listing never completed
-            assert (cursor.issues_since is not None) == issues_done
             n_issues = cache.counts(REPO)[0]
+            cached_issues = {i.number for i in cache.issues(REPO)}
+        # the cursors moved page by page, never past an item that was not read
+        unread_ids = expected.keys() - stored.keys()
+        unread = [parse_iso(c["updated_at"]) for c in fake.comments_json(REPO) if c["id"] in unread_ids]
+        assert cursor.comments_since is None or cursor.comments_since <= min(unread)
+        unread_issues = [
+            parse_iso(i["updated_at"]) for i in fake.issues_json(REPO) if i["number"] not in cached_issues
+        ]
+        assert cursor.issues_since is not None
+        assert not unread_issues or cursor.issues_since <= min(unread_issues)
         # each page is one transaction, written before the next page is asked for
         assert n_issues == (N_ISSUES if issues_done else 100)
-        assert len(stored) == (800 if issues_done else 0)
+        # 8 pages of 100, each after the first re-reading its boundary item (since is inclusive)
+        assert len(stored) == (8 * 100 - 7 if issues_done else 0)
         assert all(expected[cid] == body for cid, body in stored.items())
 
         fake.reset_counts()

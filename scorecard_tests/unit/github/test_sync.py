@@ -89,9 +89,9 @@ def test_cold_sync_within_the_request_target(fake: FakeGitHub, cache: TrailCache
     assert cache.counts(REPO) == (250, 730)
     assert set(cached_bodies(cache)) == truth_ids(fake)
     first_issues = next(r for r in fake.requests if r.path.endswith("/issues"))
-    assert first_issues.query == {"state": "all", "sort": "updated", "direction": "desc", "per_page": "100"}
+    assert first_issues.query == {"state": "all", "sort": "updated", "direction": "asc", "per_page": "100"}
     first_comments = next(r for r in fake.requests if r.path.endswith(COMMENTS))
-    assert first_comments.query == {"sort": "updated", "direction": "desc", "per_page": "100"}
+    assert first_comments.query == {"sort": "updated", "direction": "asc", "per_page": "100"}
 
 
 def test_refresh_with_nothing_changed_costs_two_requests(fake: FakeGitHub, cache: TrailCache) -> None:
@@ -229,9 +229,11 @@ def test_failure_midway_keeps_the_cursor_and_the_stored_pages(fake: FakeGitHub, 
     fake.inject(Fault(status=502), path_contains=COMMENTS, skip=3, times=3)  # page 4 fails 3 times
     report = sync(fake, cache)
     assert not report.ok and "502" in (report.error or "")
-    assert report.cursor_after is not None and report.cursor_after.comments_since is None
-    assert report.cursor_after.issues_since is not None  # the issue listing had completed
-    assert cache.counts(REPO)[1] == 300  # pages 1-3 committed
+    assert report.cursor_after is not None and report.cursor_after.issues_since is not None
+    assert cache.counts(REPO)[1] == 300 - 2  # pages 1-3 committed (pages 2, 3 re-read their boundary)
+    unread = [c["updated_at"] for c in fake.comments_json(REPO) if c["id"] not in cached_bodies(cache)]
+    assert report.cursor_after.comments_since is not None
+    assert iso(report.cursor_after.comments_since) <= min(unread)  # never past what was not read
     resumed = sync(fake, cache)
     assert resumed.ok and set(cached_bodies(cache)) == truth_ids(fake)
     assert resumed.cursor_after is not None and resumed.cursor_after.comments_since is not None
@@ -246,8 +248,13 @@ def test_incremental_failure_does_not_move_the_cursor(fake: FakeGitHub, cache: T
     fake.inject(Fault(status=500), path_contains=COMMENTS, skip=1, times=3)
     report = sync(fake, cache)
     assert not report.ok
-    assert cache.cursor(REPO).comments_since == before.comments_since
-    assert cache.counts(REPO)[1] == 50 + 100  # the first (newest) page is kept
+    assert before.comments_since is not None
+    moved = cache.cursor(REPO).comments_since
+    assert moved is not None and moved >= before.comments_since
+    unread = [c["updated_at"] for c in fake.comments_json(REPO) if c["id"] not in cached_bodies(cache)]
+    assert iso(moved) <= min(unread)  # the cursor moved only past what was read
+    # the first (oldest) page is kept; its first 2 items are old ones inside the 60 s cursor overlap
+    assert cache.counts(REPO)[1] == 50 + 100 - 2
     assert sync(fake, cache).ok and set(cached_bodies(cache)) == truth_ids(fake)
 
 

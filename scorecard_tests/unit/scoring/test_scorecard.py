@@ -260,9 +260,10 @@ def test_scorecard_satisfies_the_report_sidecar_contract() -> None:
         issue_run(3, "glm-5.3", CURRENT, log_cost_usd=1.0, log_cost_estimated=True),
         issue_run(4, "<unknown>", CURRENT, work_dispatches=[dispatch("2026-11-17T00:00Z", "mid", "claude")]),
     )  # fmt: skip
-    # the report asset appends these four keys
+    # the report asset appends these five keys
     full = {
         **card,
+        "batchAmortization": {"summary": [], "batches": []},
         "pairings": {"fleet": None, "imported": None},
         "sources": [],
         "warningRecords": [],

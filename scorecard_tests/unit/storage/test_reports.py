@@ -201,3 +201,74 @@ def test_published_issue_rows_without_a_report_or_with_a_bad_window(tmp_path: Pa
     assert ReportStore(tmp_path).published_issue_rows("2026-11-22") is None
     published(tmp_path, "2026-11-22", '{"grandTotal": {"n": 5}}')
     assert ReportStore(tmp_path).published_issue_rows("../2026-11-22") is None
+
+
+# ------------------------------------------------------------------------ killed publishes (issue 15)
+
+_KILLED_PUBLISH = """
+import os, signal, sys
+from scorecard_assets.storage import location
+from scorecard_assets.storage.reports import ReportStore
+
+def killed(src, dst):  # SIGKILL between writing the temporary file and renaming it
+    os.kill(os.getpid(), signal.SIGKILL)
+
+location.os.replace = killed
+ReportStore(sys.argv[1]).publish("2026-08-09", {"model-scorecard.md": "# killed\\n"})
+"""
+
+
+def test_a_killed_publish_leaves_a_temp_file_that_the_next_publish_removes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    from datetime import UTC, datetime
+
+    out = tmp_path / "reports"
+    ReportStore(out).publish("2026-08-09", FILES)
+    for _ in range(2):
+        child = subprocess.run([sys.executable, "-c", _KILLED_PUBLISH, str(out)], check=False)
+        assert child.returncode == -9
+    left = [p.name for p in (out / "2026-08-09").iterdir() if p.name.endswith(".tmp")]
+    # the second killed publish removed the first one's file before it was killed in turn
+    assert len(left) == 1 and left[0].startswith(".model-scorecard.md.")
+    (out / "2026-08-09" / ".notes.tmp").write_text("not ours")  # not our pattern: kept
+    ReportStore(out).publish("2026-08-16", FILES, run_started=datetime.now(UTC))
+    assert names(out / "2026-08-09") == sorted([*FILES, ".notes.tmp"])
+    assert (out / "2026-08-09" / "model-scorecard.md").read_text() == "# report\n"
+
+
+def test_only_temporaries_older_than_the_run_start_are_removed(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    out = tmp_path / "reports"
+    ReportStore(out).publish("2026-08-09", FILES)
+    old = out / "latest" / ".model-scorecard.md.abcd1234.tmp"
+    young = out / "2026-08-09" / ".model-scorecard.json.zz_9yx8w.tmp"
+    for path in (old, young):
+        path.write_text("partial")
+    start = datetime.now(UTC)
+    os.utime(old, (start.timestamp() - 60, start.timestamp() - 60))
+    os.utime(young, (start.timestamp() + 5, start.timestamp() + 5))  # a publish still running
+    removed = ReportStore(out).remove_stale_temporaries(start)
+    assert removed == ["latest/.model-scorecard.md.abcd1234.tmp"]
+    assert young.exists() and not old.exists()
+    assert ReportStore(out).remove_stale_temporaries(start + timedelta(seconds=10)) == [
+        "2026-08-09/.model-scorecard.json.zz_9yx8w.tmp"
+    ]
+
+
+def test_stale_temporaries_are_removed_from_an_object_store_too() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from upath import UPath
+
+    store = ReportStore("memory://reports-killed/reports")
+    store.publish("2026-08-09", FILES)
+    stray = UPath("memory://reports-killed/reports/2026-08-09/.chart.png.q1w2e3r4.tmp")
+    stray.write_bytes(b"half")
+    other = UPath("memory://reports-killed/reports/2026-08-09/keep.tmp")
+    other.write_bytes(b"someone else's")
+    # on an object store a publish cleans the location, latest/ and the window it publishes again
+    store.publish("2026-08-09", FILES, run_started=datetime.now(UTC) + timedelta(seconds=1))
+    assert not stray.exists() and other.exists()
+    assert store.file("2026-08-09", "chart.png") == b"\x89PNG"

@@ -1,0 +1,79 @@
+"""Group ``report``: the weekly batch amortization rows (docs/batches.md), read by ``scorecard_report``.
+
+No ``from __future__ import annotations``: Dagster reads the real annotations.
+"""
+
+from typing import Any
+
+import dagster as dg
+
+from scorecard_assets.defs.partition_values import partition_output
+from scorecard_assets.defs.partitions import weekly_partitions
+from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, _windows
+from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.records import DataWarning
+from scorecard_assets.scoring.batches import batch_amortization as amortization_of
+from scorecard_assets.scoring.scorecard import window_issue_rows
+from scorecard_assets.scoring.windows import rows_filter
+from scorecard_assets.storage.tables import StoredTable
+
+ISO_DAY = "%Y-%m-%dT00:00:00Z"
+
+
+@dg.asset(
+    group_name=GROUP,
+    partitions_def=weekly_partitions,
+    kinds={"pandas"},
+    backfill_policy=ONE_RUN_PER_RANGE,
+)
+def batch_amortization(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    trail_comments: StoredTable,
+    batch_journal: StoredTable,
+    batch_logs: StoredTable,
+    batch_prep: StoredTable,
+    batch_pull_requests: StoredTable,
+    run_table: StoredTable,
+) -> Any:
+    """Per batch of the window (shipped, dissolved, blocked, open) and the summary rows per repo and
+    kind (scheduler batches, manual batch-cycle PRs, full-cycle): issues per CI gate run, wall-clock,
+    billable tokens and prep tokens (separate) per shipped issue."""
+    cfg = scorecard.load()
+    windows = _windows(context.partition_keys, cfg)
+    candidates = run_table.read(filter=rows_filter(list(windows.values())))
+    inputs = (batch_journal, batch_logs, batch_prep, batch_pull_requests)
+    comments, prs = trail_comments.frame, batch_pull_requests.frame
+    journal, logs, prep = batch_journal.frame, batch_logs.frame, batch_prep.frame
+    out: dict[str, dict[str, Any]] = {}
+    for key, w in windows.items():
+        value = amortization_of(
+            start=w.start.strftime(ISO_DAY),
+            end=w.end.strftime(ISO_DAY),
+            trail_comments=comments,
+            prs=prs,
+            journal=journal,
+            logs=logs,
+            prep=prep,
+            issue_rows=window_issue_rows(candidates, w),
+        )
+        with_batches = {r["repo"] for r in value["batches"]}
+        value["warnings"] = [
+            x.model_dump() for x in _applicable([w for t in inputs for w in t.warnings], with_batches)
+        ]
+        context.add_asset_metadata(
+            {
+                "batches": len(value["batches"]),
+                "shipped_batches": sum(1 for r in value["batches"] if r["outcome"] == "shipped"),
+                "summary_rows": len(value["summary"]),
+            },
+            partition_key=key,
+        )
+        out[key] = value
+    return partition_output(out)
+
+
+def _applicable(warnings: list[DataWarning], repos_with_batches: set[str]) -> list[DataWarning]:
+    """The batch inputs' warnings for the report: a repo's missing pull requests only matter when
+    it has batches in the window."""
+    return [x for x in warnings if x.code != "batch_prs_unavailable" or (x.repo in repos_with_batches)]
