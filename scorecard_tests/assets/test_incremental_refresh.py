@@ -51,6 +51,12 @@ def _fleet_copy(folder: Path) -> Path:
     data["hosts"] = hosts
     data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
     data["output_dir"] = str(folder / "reports")
+    sessions = data.get("sessions") or {}  # read in place (not edited by these tests)
+    for key in ("opencode", "claude_code", "codex"):
+        if sessions.get(key):
+            sessions[key] = [str(base / p) for p in sessions[key]]
+    if sessions.get("git_streams"):
+        sessions["git_streams"]["folder"] = str(base / sessions["git_streams"]["folder"])
     path = folder / "scorecard.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -108,12 +114,14 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
 
     # one more telemetry line on every host, and an edited comment
     cfg = yaml.safe_load(config.read_text())
+    appended = 0
     for host in cfg["hosts"]:
         runs = Path(host["dossier_home"]) / "runs.jsonl"
         if runs.is_file():
             last = runs.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
             with runs.open("ab") as f:
                 f.write(last + b"\n")
+            appended += len(last) + 1
     repo_dir = next(
         p for p in Path(cfg["github"]["recorded_dir"]).glob("*/*") if (p / "comments.json").is_file()
     )
@@ -126,6 +134,7 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
     assert "run_telemetry" not in _unchanged(third) and "trail_comments" not in _unchanged(third)
     assert {"dispatch_events", "agent_log_usage"} <= _unchanged(third)
     assert _metadata(third, "trail_runs")["issues_recomputed"] == 1, "only the edited issue"
+    assert _metadata(third, "run_telemetry")["bytes_parsed"] == appended, "only the appended lines"
     scratch = tmp_path / "scratch"
     _materialize(scratch, config)
     _assert_same(root, scratch)
@@ -138,6 +147,7 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
     fourth = _materialize(root, config)
     assert "run_telemetry" not in _unchanged(fourth)
     assert {"trail_comments", "trail_runs"} <= _unchanged(fourth)
+    assert _metadata(fourth, "run_telemetry")["files_full"] == 1, "the truncated file, read whole"
     shutil.rmtree(scratch)
     _materialize(scratch, config)
     _assert_same(root, scratch)

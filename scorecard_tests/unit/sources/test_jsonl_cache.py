@@ -127,7 +127,11 @@ def test_runs_grown_in_random_steps_equal_a_fresh_read(content, bom) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.integers(0, len(EVENT_LINES) - 1), max_size=70), st.booleans(), st.lists(st.floats(0, 1), max_size=4))
+@given(
+    st.lists(st.integers(0, len(EVENT_LINES) - 1), max_size=70),
+    st.booleans(),
+    st.lists(st.floats(0, 1), max_size=4),
+)
 def test_events_grown_in_random_steps_equal_a_fresh_read(choices, newline_at_end, cuts) -> None:
     data = _text(choices, EVENT_LINES, newline_at_end)
     with tempfile.TemporaryDirectory() as tmp:
