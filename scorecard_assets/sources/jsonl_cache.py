@@ -240,9 +240,10 @@ def _entry(raw: object) -> Entry:
 class JsonlCache:
     """The entries of one reader (``kind``) in a state-store folder; :meth:`save` writes the next index."""
 
-    def __init__(self, folder: Path, kind: str) -> None:
+    def __init__(self, folder: Path, kind: str, reader_version: str = "") -> None:
         self.folder = folder
         self.kind = kind
+        self.reader_version = reader_version
         self.entries: dict[str, Entry] = {}
         self.next: dict[str, Entry] = {}
         self.problem: str | None = None
@@ -252,8 +253,10 @@ class JsonlCache:
         return self.folder / f"{self.kind}.v{CACHE_VERSION}.json"
 
     @classmethod
-    def load(cls, folder: Path, kind: str) -> JsonlCache:
-        cache = cls(folder, kind)
+    def load(cls, folder: Path, kind: str, reader_version: str = "") -> JsonlCache:
+        """The stored entries; none when the index is absent, unusable, or was written by another
+        version of this module or of the reader (``reader_version``: the asset's code version)."""
+        cache = cls(folder, kind, reader_version)
         try:
             raw = orjson.loads(cache.index_path.read_bytes())
         except FileNotFoundError:
@@ -267,6 +270,9 @@ class JsonlCache:
             or not isinstance(raw.get("files"), dict)
         ):
             cache.problem = "offset index of another version; full re-read"
+            return cache
+        if raw.get("reader_version") != reader_version:
+            cache.problem = "offsets stored by another reader version; full re-read"
             return cache
         for key, value in raw["files"].items():
             try:
@@ -282,9 +288,12 @@ class JsonlCache:
             return None
         return entry
 
-    def frames(self, entry: Entry) -> list[pd.DataFrame]:
+    def frames(self, entry: Entry, columns: Sequence[str]) -> list[pd.DataFrame]:
         """The stored rows of an entry; OSError/ValueError when a segment cannot be used."""
-        return [arrow_to_frame(pq.read_table(self.folder / name)) for name in entry.segments]
+        frames = [arrow_to_frame(pq.read_table(self.folder / name)) for name in entry.segments]
+        if any(list(f.columns) != list(columns) for f in frames):
+            raise ValueError("a segment with other columns")
+        return frames
 
     def write_segment(self, frame: pd.DataFrame) -> str:
         name = f"{self.kind}-{secrets.token_hex(8)}.parquet"
@@ -296,7 +305,11 @@ class JsonlCache:
         """Write the next index (temporary file + rename), then remove the segments it does not name."""
         self.folder.mkdir(parents=True, exist_ok=True)
         payload = orjson.dumps(
-            {"version": CACHE_VERSION, "files": {k: e.as_json() for k, e in self.next.items()}}
+            {
+                "version": CACHE_VERSION,
+                "reader_version": self.reader_version,
+                "files": {k: e.as_json() for k, e in self.next.items()},
+            }
         )
         tmp = self.index_path.with_suffix(".tmp")
         tmp.write_bytes(payload)
@@ -327,9 +340,13 @@ def _read_file(
     unterminated tail's; the cache's next entry gets the stored and new complete ones."""
     entry = cache.resume(path)
     stored_frames: list[pd.DataFrame] = []
+    empty_frame_, template = build(parse_jsonl_bytes(b"", fields, path=str(path)))
+    if entry is not None and not _usable_parts(entry.parts, template):
+        cache.problem = f"offset entry of {path} unusable; read whole"
+        entry = None
     if entry is not None:
         try:
-            stored_frames = cache.frames(entry)
+            stored_frames = cache.frames(entry, list(empty_frame_.columns))
         except (OSError, ValueError) as exc:
             cache.problem = f"offset segment unusable ({type(exc).__name__}); {path} re-read whole"
             entry = None
@@ -358,6 +375,35 @@ def _read_file(
     if len(tail_frame):
         frames.append(tail_frame)
     return FilePart(frames, merge(kept, tail_part))
+
+
+_PROBLEM_KEYS = frozenset({"bad", "out_of_range", "wrong_type", "bad_time", "problems"})
+
+
+def _usable_parts(parts: dict[str, Any], template: dict[str, Any]) -> bool:
+    """True when stored per-file parts have the keys and value types the reader's parts have."""
+    if parts.keys() != template.keys():
+        return False
+    try:
+        for key, model in template.items():
+            value = parts[key]
+            if type(value) is not type(model):
+                return False
+            if key in _PROBLEM_KEYS:
+                problems_from_json(value)
+            elif isinstance(model, int) and value < 0:
+                return False
+            elif isinstance(model, list) and not all(
+                isinstance(v, list) and len(v) == 2 and type(v[0]) is int and type(v[1]) is str for v in value
+            ):
+                return False  # unverified exits: [issue, ts]
+            elif isinstance(model, dict) and not all(
+                isinstance(v, list) and v and all(type(n) is int for n in v) for v in value.values()
+            ):
+                return False  # unknown event name -> its lines
+    except ValueError:
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------------- runs.jsonl
@@ -402,10 +448,13 @@ def _runs_part(host: str) -> Callable[[JsonlColumns], tuple[pd.DataFrame, dict[s
     return build
 
 
-def read_run_telemetry_cached(hosts: list[HostConfig], folder: Path) -> tuple[TableResult, ReadStats]:
+def read_run_telemetry_cached(
+    hosts: list[HostConfig], folder: Path, reader_version: str = ""
+) -> tuple[TableResult, ReadStats]:
     """``runs_jsonl.read_run_telemetry(hosts)`` exactly, parsing only what each file gained since the
-    state in ``folder`` was written (module contract); the state is updated."""
-    cache = JsonlCache.load(folder, RUNS_KIND)
+    state in ``folder`` was written by the same ``reader_version`` (module contract); the state is
+    updated."""
+    cache = JsonlCache.load(folder, RUNS_KIND, reader_version)
     stats = ReadStats()
     frames: list[pd.DataFrame] = []
     warnings: list[DataWarning] = []
@@ -504,10 +553,13 @@ def _events_part(
     return build
 
 
-def read_dispatch_events_cached(cfg: ScorecardConfig, folder: Path) -> tuple[TableResult, ReadStats]:
+def read_dispatch_events_cached(
+    cfg: ScorecardConfig, folder: Path, reader_version: str = ""
+) -> tuple[TableResult, ReadStats]:
     """``events.read_dispatch_events(cfg)`` exactly, parsing only what each journal gained since the
-    state in ``folder`` was written (module contract); the state is updated."""
-    cache = JsonlCache.load(folder, EVENTS_KIND)
+    state in ``folder`` was written by the same ``reader_version`` (module contract); the state is
+    updated."""
+    cache = JsonlCache.load(folder, EVENTS_KIND, reader_version)
     stats = ReadStats()
 
     def read(host: str, repo: str, slug: str, path: Path) -> tuple[int, int, bool, ev.JournalRead]:

@@ -116,7 +116,7 @@ def run_telemetry(
     def read() -> TableResult:
         # docs/incremental.md "Append-only journals: read offsets"
         with state.store().workspace(RUNS_STATE) as folder:
-            result, done = read_run_telemetry_cached(list(cfg.hosts), folder)
+            result, done = read_run_telemetry_cached(list(cfg.hosts), folder, code_version("run_telemetry"))
         stats.append(done)
         return result
 
@@ -156,7 +156,7 @@ def dispatch_events(
     def read() -> TableResult:
         # docs/incremental.md "Append-only journals: read offsets"
         with state.store().workspace(EVENTS_STATE) as folder:
-            result, done = read_dispatch_events_cached(cfg, folder)
+            result, done = read_dispatch_events_cached(cfg, folder, code_version("dispatch_events"))
         stats.append(done)
         return result
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import orjson
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -220,6 +221,23 @@ def test_a_damaged_state_gives_full_reads(tmp_path: Path) -> None:
     (state / "runs.v1.json").write_bytes(b"{oops")
     _, stats = _runs(tmp_path, state)
     assert stats.files_full == 1 and stats.cache_problem
+    index = orjson.loads((state / "runs.v1.json").read_bytes())
+    entry = next(iter(index["files"].values()))
+    entry["parts"]["bad"] = [["not", "a", "problem"]]
+    (state / "runs.v1.json").write_bytes(orjson.dumps(index))
+    _, stats = _runs(tmp_path, state)
+    assert stats.files_full == 1 and stats.cache_problem
+
+
+def test_offsets_of_another_reader_version_are_not_used(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    path = _runs_file(tmp_path)
+    path.write_bytes(_text([0, 1], RUN_LINES, True))
+    read_run_telemetry_cached(_hosts(tmp_path), state, "1")
+    path.write_bytes(_text([0, 1, 2], RUN_LINES, True))
+    cached, stats = read_run_telemetry_cached(_hosts(tmp_path), state, "2")
+    assert_same(cached, read_run_telemetry(_hosts(tmp_path)))
+    assert stats.files_full == 1
 
 
 def test_many_appends_compact_the_segments(tmp_path: Path) -> None:
