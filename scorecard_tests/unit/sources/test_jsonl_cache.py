@@ -20,6 +20,7 @@ from scorecard_assets.sources.jsonl_cache import (
     read_run_telemetry_cached,
 )
 from scorecard_assets.sources.runs_jsonl import read_run_telemetry
+from scorecard_assets.storage.state import ObjectStateStore
 
 REPO = "acme/shop"
 SLUG = "acme-shop"
@@ -249,3 +250,18 @@ def test_many_appends_compact_the_segments(tmp_path: Path) -> None:
         path.write_bytes(data)
         _runs(tmp_path, state)
     assert 1 <= len(list(state.glob("runs-*.parquet"))) <= 17
+
+
+def test_offsets_survive_an_object_state_store_checked_out_afresh(tmp_path: Path) -> None:
+    """Each run checks the state out into a new temporary folder: nothing relies on a shared disk."""
+    store = ObjectStateStore(f"memory://offsets-{tmp_path.name}")
+    path = _runs_file(tmp_path)
+    path.write_bytes(_text([0, 1, 4], RUN_LINES, True))
+    with store.workspace("runs-offsets") as folder:
+        read_run_telemetry_cached(_hosts(tmp_path), folder)
+    more = _text([2, 0], RUN_LINES, True)
+    path.write_bytes(path.read_bytes() + more)
+    with store.workspace("runs-offsets") as folder:
+        cached, stats = read_run_telemetry_cached(_hosts(tmp_path), folder)
+    assert_same(cached, read_run_telemetry(_hosts(tmp_path)))
+    assert (stats.files_append, stats.bytes_parsed) == (1, len(more))
