@@ -12,7 +12,7 @@ ROOT := $(abspath .)
 # numpy on 2 cores: BLAS threading only adds contention for our small matrix products.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: scorecard week test lint dev bench sample clean install install-dev deploy-test install-deploy-test install-browser-test lock
+.PHONY: scorecard week test fuzz lint dev bench sample clean install install-dev deploy-test install-deploy-test install-browser-test lock
 
 # Every package CI needs (runtime + the dev, deploy and deploy-test extras), pinned with hashes:
 # `make install` installs exactly these, then the project itself without resolving again.
@@ -72,6 +72,14 @@ week: $(VENV)/.installed
 ## make test: install the test extras and run the whole suite (offline).
 test: $(VENV)/.installed-dev install-browser-test
 	$(PY) -m pytest
+
+## make fuzz: the fuzz targets of every reader (scorecard_tests/fuzz/, docs/reliability.md), long:
+## FUZZ_EXAMPLES random examples per target (default 20000), at most FUZZ_TIMEOUT seconds in all.
+FUZZ_EXAMPLES ?= 20000
+FUZZ_TIMEOUT ?= 1800
+fuzz: $(VENV)/.installed-dev
+	SCORECARD_FUZZ=1 FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) timeout $(FUZZ_TIMEOUT) nice -n 10 \
+	  $(PY) -m pytest -p no:cacheprovider scorecard_tests/fuzz
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check scorecard_assets scorecard_tests bench

@@ -192,6 +192,15 @@ class ScorecardConfig(_Strict):
             raise ValueError(f"hosts: duplicated host name {', '.join(duph)}")
         return self
 
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_in_range(cls, v: date | None) -> date | None:
+        """Week arithmetic near ``date.min``/``date.max`` overflows: as_of must be a plausible date."""
+        low, high = AS_OF_RANGE
+        if v is not None and not low <= v <= high:
+            raise ValueError(f"as_of must be between {low} and {high}")
+        return v
+
     @field_validator("output_dir", mode="before")
     @classmethod
     def _output_location(cls, v: object) -> object:
@@ -244,6 +253,115 @@ def _format_errors(path: Path, err: ValidationError) -> str:
             shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
             lines.append(f"  - {loc}: {expected} (got {shown[:80]})")
     return "\n".join(lines)
+
+
+# Bounds of a config document (docs/reliability.md "Config"): anything beyond them is a one-line
+# ConfigError naming the key, never a RecursionError or ValueError from deep inside the YAML parser.
+YAML_MAX_DEPTH = 50
+YAML_MAX_NUMBER_CHARS = 100
+YAML_MAX_NODES = 100_000
+AS_OF_RANGE = (date(1970, 1, 1), date(2200, 12, 31))
+
+
+class _YamlTooLarge(Exception):
+    def __init__(self, path: list[str], reason: str) -> None:
+        super().__init__(reason)
+        self.key = ".".join(path) or "(top level)"
+        self.reason = reason
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses, with the key path, a document nested deeper than
+    ``YAML_MAX_DEPTH`` and a number written with more than ``YAML_MAX_NUMBER_CHARS`` characters."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._path: list[str] = []
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:  # type: ignore[override]
+        if isinstance(index, yaml.ScalarNode):
+            part = str(index.value)[:40]
+        elif index is None:
+            part = "<key>"
+        else:
+            part = f"[{index}]"
+        self._path.append(part)
+        try:
+            if len(self._path) > YAML_MAX_DEPTH:
+                raise _YamlTooLarge(self._path[:-1], f"nested more than {YAML_MAX_DEPTH} levels deep")
+            node = super().compose_node(parent, index)
+            if (
+                isinstance(node, yaml.ScalarNode)
+                and node.tag.endswith((":int", ":float"))
+                and len(node.value) > YAML_MAX_NUMBER_CHARS
+            ):
+                raise _YamlTooLarge(
+                    self._path[:-1] if part == "<key>" else self._path,
+                    f"a number of {len(node.value)} characters (at most {YAML_MAX_NUMBER_CHARS})",
+                )
+            return node
+        finally:
+            self._path.pop()
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand to more than ``YAML_MAX_NODES`` values (an alias bomb
+    is small text and a huge value), naming the top-level key that holds the most."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(item) for item in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        sizes[id(node)] = total
+        return total
+
+    if size(root) <= YAML_MAX_NODES:
+        return
+    key = "(top level)"
+    if isinstance(root, yaml.MappingNode) and root.value:
+        biggest = max(root.value, key=lambda kv: size(kv[1]))
+        key = str(biggest[0].value)[:40]
+    raise _YamlTooLarge([key], f"aliases expand to more than {YAML_MAX_NODES} values")
+
+
+def _shown_key(key: str) -> str:
+    """``extra[0][0]...`` for a key path, its first parts only when it is long."""
+    parts = [p for p in key.split(".") if p != "<key>"]
+    head = parts[:4]
+    text = "".join(p if p.startswith("[") or i == 0 else f".{p}" for i, p in enumerate(head))
+    return (text or "(top level)") + (f"... ({len(parts)} levels)" if len(parts) > len(head) else "")
+
+
+def load_yaml(text: str, path: Path) -> object:
+    """The YAML document of ``text``; ConfigError (one line, naming the key) for invalid YAML or a
+    document beyond the bounds above."""
+    loader: _BoundedLoader | None = None
+    try:
+        loader = _BoundedLoader(text)  # the reader refuses control characters here already
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    except _YamlTooLarge as exc:
+        key = _shown_key(exc.key)
+        raise ConfigError(f"invalid scorecard config {path}: {key}: {exc.reason}") from None
+    except yaml.YAMLError as exc:
+        first = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"invalid scorecard config {path}: not valid YAML ({first})") from None
+    except (RecursionError, ValueError, OverflowError, MemoryError) as exc:
+        raise ConfigError(
+            f"invalid scorecard config {path}: a value YAML cannot represent ({type(exc).__name__})"
+        ) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
 def config_path_from_env() -> Path:
@@ -300,10 +418,7 @@ def load_config(path: Path | str | None = None, *, check_paths: bool = True) -> 
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read scorecard config {p}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid scorecard config {p}: not valid YAML ({exc})") from None
+    data = load_yaml(text, p)
     cfg = parse_config(data, p)
     if check_paths:
         missing = missing_input_paths(cfg)

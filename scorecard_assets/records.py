@@ -139,6 +139,16 @@ WARNING_CODES: dict[str, WarningCode] = {
         ),
         "a file or directory that could not be read",
     ),
+    "agent_log_format_mismatch": WarningCode(
+        ("agent_log_usage",), "a dispatch whose log records are another agent CLI's than its command names"
+    ),
+    "agent_log_cost_missing": WarningCode(
+        ("agent_log_usage",), "a dispatch slice of a cost-recording CLI that yields no cost"
+    ),
+    "text_replaced": WarningCode(
+        ("run_telemetry", "dispatch_events", "cycles"),
+        "valid JSON text holding a lone UTF-16 surrogate escape, replaced by U+FFFD (the line counts)",
+    ),
     "unknown_event": WarningCode(("dispatch_events",), "an event name outside the scheduler vocabulary"),
     "out_of_range_value": WarningCode(
         ("run_telemetry", "agent_log_usage"),

@@ -88,7 +88,10 @@ AGENT_LOG_USAGE: Contract = {
     ),
     "slice_start": ("datetime", "ts of the sched-dispatch preamble; NaT when absent"),
     "slice_end": ("datetime", "last timestamp seen in the slice (opencode), else NaT"),
-    "agent_cli": ("str", "claude | opencode | codex | <basename of cmd0> | NA"),
+    "agent_cli": (
+        "str",
+        "claude | opencode | codex (the CLI of the slice's content), else <basename of cmd0> | NA",
+    ),
     "log_format": ("str", "claude-stream-json | claude-json | opencode-json | codex-json | unknown"),
     "cmd": ("str", "preamble cmd joined by spaces, or NA"),
     "models": (

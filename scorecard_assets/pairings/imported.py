@@ -61,6 +61,12 @@ from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.sanitize import render_value
 from scorecard_assets.schemas import CYCLES, empty_frame
 from scorecard_assets.sources.files import NotRegularFileError, read_regular_bytes
+from scorecard_assets.sources.jsonl import (
+    TOO_DEEP,
+    decode_with_lone_surrogates,
+    is_surrogate_refusal,
+    replaced_text_warning,
+)
 
 ASSET = "cycles"
 SOURCE = "cycles import"
@@ -277,21 +283,28 @@ def _jsonl_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 def _read_jsonl(read: _FileRead, data: bytes) -> None:
+    replaced: list[int] = []
     for line, raw in _jsonl_lines(data):
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
-            read.malformed += 1
-            read.report(
-                "malformed_line",
-                line,
-                (
-                    f"{render_value(read.path.name)} line {line} is not valid JSON "
-                    f"({render_value(error)}); skipped"
-                ),
-                {},
-            )
-            continue
+            # valid JSON with a lone surrogate escape: kept, each one replaced by U+FFFD and warned
+            rescued = decode_with_lone_surrogates(raw) if is_surrogate_refusal(error) else None
+            if rescued is not None and rescued is not TOO_DEEP:
+                replaced.append(line)
+                record = rescued
+            else:
+                read.malformed += 1
+                read.report(
+                    "malformed_line",
+                    line,
+                    (
+                        f"{render_value(read.path.name)} line {line} is not valid JSON "
+                        f"({render_value(error)}); skipped"
+                    ),
+                    {},
+                )
+                continue
         if not isinstance(record, dict):
             read.malformed += 1
             read.report(
@@ -306,9 +319,27 @@ def _read_jsonl(read: _FileRead, data: bytes) -> None:
             continue
         _note_unknown(read, record.keys())
         _validate(read, line, record)
+    read.warnings.extend(replaced_text_warning(str(read.path), replaced, asset=ASSET))
+
+
+def _invalid_utf8_lines(data: bytes) -> set[int]:
+    """The 1-based physical lines of ``data`` that hold bytes which are not UTF-8."""
+    bad: set[int] = set()
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    while True:
+        try:
+            data[start:].decode("utf-8")
+            return bad
+        except UnicodeDecodeError as error:
+            at = start + error.start
+            bad.add(data.count(b"\n", 0, at) + 1)
+            start = at + max(1, error.end - error.start)
 
 
 def _read_csv(read: _FileRead, data: bytes) -> None:
+    # Bytes that are not UTF-8 are never silently replaced: each row holding one is malformed
+    # (counted, warned, skipped; docs/reliability.md "Encodings").
+    bad_lines = _invalid_utf8_lines(data)
     text = data.decode("utf-8-sig", errors="replace")
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -319,6 +350,18 @@ def _read_csv(read: _FileRead, data: bytes) -> None:
         read.malformed += 1
         read.report(
             "malformed_line", 1, f"{render_value(read.path.name)}: unreadable CSV header ({error})", {}
+        )
+        return
+    if bad_lines & set(range(1, reader.line_num + 1)):
+        read.malformed += 1
+        read.report(
+            "malformed_line",
+            1,
+            (
+                f"{render_value(read.path.name)}: the CSV header holds bytes that are not UTF-8; "
+                "the file was not read"
+            ),
+            {"field": "(header)"},
         )
         return
     header = [name.strip() for name in header]
@@ -341,6 +384,15 @@ def _read_csv(read: _FileRead, data: bytes) -> None:
             row_start = reader.line_num + 1
             continue
         line, row_start = row_start, reader.line_num + 1
+        if bad_lines and bad_lines & set(range(line, reader.line_num + 1)):
+            read.malformed += 1
+            read.report(
+                "malformed_line",
+                line,
+                f"{render_value(read.path.name)} line {line} holds bytes that are not UTF-8; skipped",
+                {"field": "(row)"},
+            )
+            continue
         if not any(cell.strip() for cell in cells):
             continue
         if missing:

@@ -19,15 +19,15 @@ seventh line ``🔔 Change alerts: `` with up to three alerts as ``<kind> <name>
 (docs/decisions.md "Change alerts"). A sidecar without that block keeps the reference's six lines.
 
 ``K`` is the row's ``n`` (issues). Repos appear in ``repoTotals`` order (the scoring code sorts it
-by repo). Names pass through ``sanitize.safe_cell(code=True)``: control characters (line breaks
-included) are replaced, so no name can add a line; `](` is split (no live links). ``digest.txt`` uses
-the plain form (``plain=True``): no ``\\|`` escapes, URLs in names defanged.
+by repo). Names pass through ``sanitize.safe_plain`` (docs/reliability.md "Sanitiser"): control and
+invisible characters (line breaks included) are replaced, so no name can add a line; links, mentions
+and issue references are defanged; `](` is split (no live links); no Markdown escapes, since the
+digest is plain text wherever it is shown (``digest.txt``, a chat message, the UI's code block).
 Pure module, no Dagster.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -40,17 +40,16 @@ from scorecard_assets.report.formatters import (
     js_to_fixed,
 )
 from scorecard_assets.report.markdown import warning_count_text
-from scorecard_assets.sanitize import CELL_CAP, cap, safe_cell, scrub
+from scorecard_assets.sanitize import safe_plain, scrub
 
 Row = dict[str, Any]
 SEPARATOR = " · "
 MAX_DROPS_NAMED = 3
 
 
-def render_digest(sidecar: dict, *, report_link: str, plain: bool = False) -> list[str]:
-    """The six digest lines for ``sidecar`` (see the module docstring). ``plain``: the form of
-    ``digest.txt``, clean plain text: names without markdown escapes and with their URLs defanged."""
-    name = _plain_text if plain else _plain
+def render_digest(sidecar: dict, *, report_link: str) -> list[str]:
+    """The digest lines for ``sidecar`` (see the module docstring), clean plain text."""
+    name = _plain
     repo_rows = dict_rows(sidecar.get("repoTotals"))
     window = f"{name(sidecar.get('windowStart', '?'))} → {name(sidecar.get('windowEnd', '?'))}"
     decisions = sidecar.get("decisions") if isinstance(sidecar.get("decisions"), dict) else {}
@@ -94,23 +93,10 @@ def _alerts_line(alerts: Row, name: Callable[[object], str]) -> str:
 
 
 def _plain(value: object) -> str:
-    """A name in the digest: the reference's safeCell, and ``](`` split so a chat client that renders
-    markdown cannot make a name a live link (no HTML entities: the digest is plain text, and names
-    such as ``claude-opus-5[1m]`` keep their brackets)."""
-    return safe_cell(value, code=True).replace("](", "] (")
-
-
-_SCHEME = re.compile(r"(?i)\b(https?|ftp|file)://")
-_WWW = re.compile(r"(?i)\bwww\.")
-
-
-def _plain_text(value: object) -> str:
-    """A name in ``digest.txt``: control characters replaced, length capped, backticks as quotes, and
-    URLs defanged (``hxxps[://]…``, ``www[.]…``) so that nothing a mail or chat client auto-links
-    came from a trail; no markdown escapes, since nothing renders the file as markdown."""
-    text = cap(scrub(value), CELL_CAP).replace("`", "'").replace("](", "] (")
-    text = _SCHEME.sub(lambda m: m.group(1).lower().replace("t", "x", 2) + "[://]", text)
-    return _WWW.sub("www[.]", text)
+    """A name in the digest, defanged for plain text (``sanitize.safe_plain``: no live link, mention
+    or issue reference; no HTML entities, and names such as ``claude-opus-5[1m]`` keep their
+    brackets)."""
+    return safe_plain(value)
 
 
 def _short_repo(repo: object) -> str:

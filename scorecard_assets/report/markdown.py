@@ -710,6 +710,6 @@ def _warnings_section(sidecar: dict) -> list[str]:
     intro = (
         f"{warning_count_text(len(warnings))}: one line per problem found in the inputs of this "
         "window (identical ones merged, with ×k); the same count is in the digest, the CLI and the "
-        "assets' `data_warnings` metadata."
+        "`data_warnings` metadata of `scorecard_report`."
     )
     return ["## Data warnings", "", intro, "", *(f"- {safe_warning(w)}" for w in warnings), ""]

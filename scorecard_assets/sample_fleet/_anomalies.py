@@ -144,6 +144,7 @@ def inject(fleet: Fleet, dispatches_by_issue: dict[tuple[str, int], list[Dispatc
     # drawn last, so that every choice above stays what it was before these were added
     if not parity:
         _overflow_one_claude_result(picker, dispatches_by_issue)
+        _wrap_one_claude_command(fleet)
     hosts = fleet.hosts
     return RenderFlags(
         truncate_runs_on=(hosts[-1],),
@@ -193,7 +194,26 @@ def _realistic(fleet: Fleet, picker: _Picker) -> RenderFlags:
         extra_log_files=False,
         gate_logs=True,
         invalid_cycle_rows=False,
+        surrogate_in_event_detail=False,
     )
+
+
+WRAPPER_SCRIPT = "/opt/agents/bin/run-agent"
+
+
+def _wrap_one_claude_command(fleet: Fleet) -> None:
+    """One finished Claude work dispatch was started through a wrapper script: its log preamble names
+    the script, its records are Claude's (read by content; the cost is kept, the mismatch warned)."""
+    finished = sorted(
+        (
+            d
+            for d in fleet.dispatches
+            if d.role == "work" and d.fmt == "claude-json" and d.end_ms is not None and not d.killed
+        ),
+        key=lambda d: (d.repo, d.issue, d.start_ms),
+    )
+    if finished:
+        finished[len(finished) // 2].cmd = f"{WRAPPER_SCRIPT} {finished[len(finished) // 2].cmd}"
 
 
 def _overflow_one_claude_result(

@@ -149,7 +149,8 @@ def render_cycles(
     bad_range = {**{k: rows[2][k] for k in POOLED_FIELDS}, "tshipe": 7}
     if flags.invalid_cycle_rows:
         lines[5:5] = [dumps(bad_missing)]
-        lines[20:20] = [dumps(bad_type)]
+        # the invalid row's text also holds a lone surrogate escape (valid JSON: replaced and warned)
+        lines[20:20] = [dumps(bad_type).replace('"two"', '"tw\\udcffo"')]
         lines.append(dumps(bad_range))
     text = "\n".join(lines) + "\n"
     if flags.truncated_cycle_row:

@@ -39,6 +39,7 @@ class RenderFlags:
     log_dir_in_place_of: tuple[str, str, int] | None = None
     truncated_cycle_row: bool = False
     invalid_cycle_rows: bool = True
+    surrogate_in_event_detail: bool = True  # a lone surrogate escape in an unscored event's detail
 
 
 @dataclass
@@ -112,6 +113,8 @@ def _render_runs_jsonl(
     if host in flags.malformed_runs_on and len(lines) > 10:
         mid = len(lines) // 2
         lines.insert(mid, lines[mid][: len(lines[mid]) // 3] + " <<<<<<< merge conflict")
+        # a locale read with a lone surrogate (a non-UTF-8 environment): valid JSON, replaced, warned
+        lines[mid + 1] = lines[mid + 1][:-1] + ',"locale":"C.\\udcff"}'
     text = "\n".join(lines) + "\n"
     if host in flags.truncate_runs_on and lines:
         text = text[: len(text) - 1 - len(lines[-1]) // 2]
@@ -127,6 +130,17 @@ def _render_events(
         return
     order = sorted(range(len(evs)), key=lambda i: (evs[i].ts, i))
     lines = [dumps({"ts": iso_millis(evs[i].ts), **evs[i].fields}) for i in order]
+    if flags.surrogate_in_event_detail and (host, repo) in flags.truncate_events_of:
+        # a detail written with a lone surrogate, on an event that is not scored: kept, warned
+        read_events = ("spawned", "redispatched", "stalled", "fence-written", "verify-incomplete")
+        unscored = [
+            i
+            for i, line in enumerate(lines)
+            if '"detail":"' in line and not any(f'"event":"{e}"' in line for e in read_events)
+        ]
+        if unscored:
+            i = unscored[0]
+            lines[i] = lines[i].replace('"detail":"', '"detail":"\\udcff', 1)
     text = "\n".join(lines) + "\n"
     if (host, repo) in flags.truncate_events_of:
         text = text[: len(text) - 1 - len(lines[-1]) // 2]

@@ -152,10 +152,3 @@ def warnings_of_window(
         used = estimated_repos(issue_rows)
         kept = [cost_estimate_in_window(w, (w.repo or "") in used) for w in kept]
     return in_report_order(relative_to(kept, config_dir), repos)
-
-
-def report_warning_count(window_warnings: Iterable[DataWarning], other: Iterable[DataWarning] = ()) -> int:
-    """How many lines a report lists under Data warnings: the window's warnings and the other
-    inputs' (imported cycles), identical ones collapsed into one line as the sidecar does. The one
-    warning count the CLI, the assets' metadata, the report and the digest state."""
-    return len(collapse_warnings([*window_warnings, *other]))

@@ -19,6 +19,7 @@ from scorecard_assets.records import DataWarning
 from scorecard_assets.sanitize import render_value
 from scorecard_assets.sessions.schema import SESSION_FACTS
 from scorecard_assets.sessions.warnings import LINE_MALFORMED, RECORDS_ASSET
+from scorecard_assets.sources.jsonl import looks_like_iso_time
 from scorecard_assets.sources.tooling import classify_tool_error, is_edit_tool, is_verify_command
 
 UNLISTED: Final = "(unlisted)"
@@ -142,7 +143,7 @@ _ISO_CACHE: dict[str, int | None] = {}
 
 def iso_ms(value: object) -> int | None:
     """ms epoch of an ISO-8601 UTC timestamp (``2026-03-02T10:00:40.000Z``), else None."""
-    if not isinstance(value, str):
+    if not looks_like_iso_time(value):  # "now" / "today" are no session time
         return None
     try:
         stamp = pd.Timestamp(value)

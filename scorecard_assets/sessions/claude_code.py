@@ -198,6 +198,10 @@ def parse_file(
     known = 0
     for line, record in json_lines(data, stats, problems):
         kind = record.get("type")
+        if kind is not None and not isinstance(kind, str):  # a list or an object: a malformed line
+            problems.bad_field(line, "type", kind, "a string", "the line was skipped")
+            stats.malformed += 1
+            continue
         known += kind in KNOWN_TYPES
         if kind not in ("user", "assistant", "permission-mode"):
             stats.ignored += 1

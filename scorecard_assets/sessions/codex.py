@@ -185,6 +185,11 @@ def parse_file(
             problems.bad_field(line, "payload", payload, "an object", "the line was skipped")
             stats.malformed += 1
             continue
+        ptype = payload.get("type")
+        if ptype is not None and not isinstance(ptype, str):  # a list or an object: a malformed line
+            problems.bad_field(line, "payload.type", ptype, "a string", "the line was skipped")
+            stats.malformed += 1
+            continue
         raw_ts = record.get("timestamp")
         ts = fast_iso_ms(raw_ts) if raw_ts is not None else None
         if ts is None:

@@ -55,6 +55,7 @@ from scorecard_assets.sources.jsonl import (
     malformed_line_warnings,
     plural,
     read_jsonl,
+    replaced_text_warning,
     text_column,
     utc_times,
     with_consequence,
@@ -303,6 +304,7 @@ def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected, 
         what = f"{path} holds no events ({plural(lines, 'line')})"
         out.warnings.append(_events_missing(host, repo, str(path), what))
     out.warnings.extend(journal.warnings)
+    out.warnings.extend(replaced_text_warning(str(path), batch.replaced, asset=ASSET, host=host, repo=repo))
     if len(journal.frame):
         out.frames.append(journal.frame)
     out.unverified += [{"host": host, "repo": repo, "issue": n, "ts": ts} for n, ts in journal.unverified]

@@ -94,7 +94,8 @@ class JsonlColumns:
     """What one JSON-lines input yielded: requested fields as columns, plus the accounting.
 
     ``columns[f][first_row + i]`` is the value of field ``f`` on kept row ``i`` (``None`` when
-    absent) and ``line_nos[i]`` its line number; ``first_row`` is 0 unless the columns were shared
+    absent) and ``line_nos[i]`` its line number; ``replaced`` the numbers of kept lines whose lone
+    surrogate escapes were replaced by U+FFFD; ``first_row`` is 0 unless the columns were shared
     with earlier reads (``read_jsonl(columns=...)``). ``records`` holds the decoded objects instead
     when the caller asked for no fields (``fields=None``).
     """
@@ -104,6 +105,7 @@ class JsonlColumns:
     columns: dict[str, list[Any]]
     line_nos: list[int]
     bad: list[LineProblem] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
     records: list[dict[str, Any]] | None = None
     lines: int = 0
     blank: int = 0
@@ -169,6 +171,45 @@ def _decode_infinite_numbers(line: bytes) -> Any:
     value = json.loads(line, parse_constant=reject_json_constant, parse_int=_integer_as_orjson_reads_it)
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # lone surrogates raise here
     return value
+
+
+def _fix_surrogates(text: str) -> str:
+    """``text`` with valid surrogate pairs joined and every lone surrogate replaced by U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _fix_surrogates(value) if any("\ud800" <= ch <= "\udfff" for ch in value) else value
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def is_surrogate_refusal(exc: orjson.JSONDecodeError) -> bool:
+    """True when orjson refused a text for a lone UTF-16 surrogate escape (``"\\ud800"``), which the
+    JSON grammar allows."""
+    return "surrogate" in exc.msg
+
+
+def decode_with_lone_surrogates(line: bytes | memoryview) -> Any:
+    """The value of a JSON text orjson refused for a lone surrogate escape, each lone surrogate
+    replaced by U+FFFD (docs/reliability.md "Encodings"); None when it is not valid JSON after all
+    (``TOO_DEEP`` when nested beyond the standard library's reach)."""
+    try:
+        value = json.loads(
+            bytes(line), parse_constant=reject_json_constant, parse_int=_integer_as_orjson_reads_it
+        )
+    except (ValueError, UnicodeError):
+        return None
+    except RecursionError:
+        return TOO_DEEP
+    try:
+        return _replace_surrogates(value)
+    except RecursionError:
+        return TOO_DEEP
 
 
 # ``retry_infinite``'s answer for a text orjson refused only for a number beyond double range
@@ -296,7 +337,13 @@ class _LineDecoder:
         if not line.strip():
             self.out.blank += 1
             return _NO_ROW
-        value = retry_infinite(line, exc)
+        if is_surrogate_refusal(exc):
+            value = decode_with_lone_surrogates(line)
+            if value is not None and value is not TOO_DEEP:
+                self.out.replaced.append(line_no)
+                return value
+        else:
+            value = retry_infinite(line, exc)
         if value is TOO_DEEP:
             reason = TOO_DEEP_REASON
         elif value is None:
@@ -585,13 +632,28 @@ def _numbers_only(
 TIME_UNIT = "us"
 
 
+def looks_like_iso_time(value: object) -> bool:
+    """True for a string whose first non-space character is a digit, as every ISO 8601 time's is.
+
+    pandas reads the words ``now`` and ``today`` (any case, any spacing) as the current time; in an
+    input file they are malformed values, never the time of the run (docs/reliability.md "Times").
+    """
+    if not isinstance(value, str):
+        return False
+    head = value.lstrip()[:1]
+    return "0" <= head <= "9"
+
+
 def utc_times(values: Sequence[str | None]) -> pd.DatetimeIndex:
-    """ISO 8601 strings -> tz-aware UTC times (naive ones read as UTC); NaT for None or unparseable.
+    """ISO 8601 strings -> tz-aware UTC times (naive ones read as UTC); NaT for None, unparseable or
+    not shaped like a time (``looks_like_iso_time``: ``now``, ``today``).
 
     Always microsecond resolution (``datetime64[us, UTC]``), whatever the strings hold, so frames
     from different files concatenate to one dtype.
     """
-    strings = np.fromiter(values, dtype=object, count=len(values))
+    strings = np.fromiter(
+        (v if looks_like_iso_time(v) else None for v in values), dtype=object, count=len(values)
+    )
     # ``cache=False``: entry times are nearly all distinct, so pandas' duplicate cache only costs.
     parsed = pd.to_datetime(strings, utc=True, format="ISO8601", errors="coerce", cache=False)
     times = pd.DatetimeIndex(parsed)
@@ -681,3 +743,30 @@ def malformed_line_warnings(
         unit=unit,
         limit=limit,
     )
+
+
+def replaced_text_warning(
+    path: str, lines: Sequence[int], *, asset: str, host: str | None = None, repo: str | None = None
+) -> list[DataWarning]:
+    """One ``text_replaced`` warning for the lines of a file whose lone surrogate escapes were replaced
+    by U+FFFD (valid JSON, kept; docs/reliability.md "Encodings"); none when there are none."""
+    if not lines:
+        return []
+    first = sorted(lines)[:5]
+    return [
+        DataWarning(
+            code="text_replaced",
+            asset=asset,
+            message=(
+                f"{render_value(path)}: {plural(len(lines), 'line')} hold a lone UTF-16 surrogate escape "
+                f"(first at line(s) {', '.join(map(str, first))}); each was replaced by U+FFFD and the "
+                "lines still count"
+            ),
+            host=host,
+            repo=repo,
+            path=path,
+            line=first[0],
+            values={"lines": len(lines), "first_lines": ", ".join(map(str, first))},
+            count=len(lines),
+        )
+    ]

@@ -53,6 +53,7 @@ from scorecard_assets.sources.jsonl import (
     number_column,
     plural,
     read_jsonl,
+    replaced_text_warning,
     text_array,
     text_column,
     utc_times,
@@ -227,6 +228,7 @@ def _line_warnings(host: str, batch: JsonlColumns, problems: FileProblems) -> li
             asset=ASSET,
             host=host,
         ),
+        *replaced_text_warning(batch.path, batch.replaced, asset=ASSET, host=host),
     ]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
 
 import pandas as pd
@@ -58,10 +58,18 @@ def _issue_of_url(digits: str) -> int:
     return int(significant)
 
 
+# The instants the frames can hold (pandas' nanosecond range, whole days inside it).
+TIME_MIN = datetime(1677, 9, 22, tzinfo=UTC)
+TIME_MAX = datetime(2262, 4, 11, tzinfo=UTC)
+
+
 def _require_timezone(value: datetime) -> datetime:
-    """A record's timestamp must be tz-aware: GitHub always sends ``...Z``; a naive one is refused."""
+    """A record's timestamp must be tz-aware (GitHub always sends ``...Z``; a naive one is refused) and
+    inside ``TIME_MIN .. TIME_MAX`` (year 1 or 9999 is a malformed entry, not a crash)."""
     if value.tzinfo is None:
         raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
+    if not TIME_MIN <= value < TIME_MAX:
+        raise ValueError(f"timestamp {value.isoformat()} is outside 1677-09-22 .. 2262-04-10")
     return value
 
 

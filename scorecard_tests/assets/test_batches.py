@@ -15,6 +15,8 @@ from scorecard_tests.factories.resources import local_resources
 
 ALL_DEFS = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
 BATCH_INPUTS = ["batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"]
+# the report and every report-group input it reads, from the graph (a new report input joins by itself)
+REPORT_WEEK = dg.AssetSelection.assets("scorecard_report").upstream() & dg.AssetSelection.groups("report")
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,7 @@ def materialized(tmp_path_factory: pytest.TempPathFactory) -> dict:
             ALL_DEFS,
             instance=instance,
             resources=resources,
-            selection=["model_scorecard", "pairing_scores", "batch_amortization", "scorecard_report"],
+            selection=REPORT_WEEK,
             partition_key=fx.PARTITION,
         )
         yield {"ingest": ingest, "report": report, "out": root / "fleet" / "reports"}

@@ -17,6 +17,8 @@ import pytest
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
 from scorecard_assets.decisions.alerts import change_alerts as change_alerts_of
 from scorecard_assets.decisions.config import DecisionsConfig
+from scorecard_assets.decisions.frontier import decision_rows
+from scorecard_assets.decisions.routing import routing_advice as routing_advice_of
 from scorecard_assets.decisions.warnings import DECISION_CODES
 from scorecard_assets.definitions import defs
 from scorecard_assets.defs.io_manager import TableIOManager, value_directory
@@ -29,6 +31,7 @@ from scorecard_assets.defs.report.decisions import (
 )
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import WARNING_CODES, TableResult, warnings_for
+from scorecard_assets.report.formatters import fmt_pct
 from scorecard_assets.scoring.scorecard import window_issue_rows
 from scorecard_assets.scoring.sidecar.decisions import Decisions
 from scorecard_assets.scoring.sidecar.model import sidecar_problems, validate_sidecar
@@ -86,17 +89,40 @@ def test_the_report_group_materializes_the_decisions_with_ui_metadata(sample: di
     assert "Weight sensitivity" in _metadata(report, "pairing_comparison")["report"].value
 
 
+def _window_rows(sample: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored run_table and the issue rows of the latest week's window."""
+    table = sample["base"].asset_value("run_table").frame
+    return table, window_issue_rows(table, window_for_partition(LATEST, days=30, mode="runs"))
+
+
 def test_the_sample_report_shows_advice_alerts_and_adjusted_effects_with_evidence(sample: dict) -> None:
     md = (sample["folder"] / "model-scorecard.md").read_text()
+    config = sample["resources"]["scorecard"].load().decisions
+    table, rows = _window_rows(sample)
+    w = window_for_partition(LATEST, days=30, mode="runs")
+    direct = routing_advice_of(table, w, config, rows=rows)
+    decided = decision_rows(rows)
+    models, pairings = decided["model"].value_counts(), decided["pairing"].value_counts()
     advice = md[md.index("## Routing advice") : md.index("## Change alerts")]
-    # models: advice (here the best itself) with its evidence; pairings: a refusal with its reason
-    assert "### Whole window — models" in advice and "**Best: `claude-opus-5[1m]`**" in advice
-    assert "n = 20" in advice and "spend per delivered issue $" in advice and "Holm p = " in advice
-    assert "**No advice**: no option has enough issues to compare." in advice
+    # models: the realistic sample has several models over the advice minimum, so advice with evidence
+    assert (models >= config.min_runs).sum() >= 2
+    model = direct.overall("model")
+    assert model is not None and model["status"] == "advice"
+    best, n = model["best"], model["evidence"]["n"]
+    assert n == models[best] >= config.min_runs
+    assert "### Whole window — models" in advice and f"**Best: `{best}`**" in advice
+    assert f"n = {n}" in advice and "spend per delivered issue $" in advice and "Holm p = " in advice
+    # pairings: only one reaches the minimum, so a refusal with its reason
+    assert (pairings >= config.min_runs).sum() == 1
+    pairing = direct.overall("pairing")
+    assert pairing is not None and (pairing["status"], pairing["reason"]) == ("no_advice", "single_option")
+    assert f"**No advice**: {pairing['reasonText']}." in advice
     alerts = md[md.index("## Change alerts") : md.index("## Difficulty-adjusted model effects")]
     assert "Week of 2026-11-16: no change alert." in alerts and "series were tested" in alerts
     adjusted = md[md.index("## Difficulty-adjusted model effects") : md.index("## Pairing comparisons")]
-    assert "| `claude-sonnet-5` | 42 | 74% |" in adjusted and "reference |" in adjusted
+    reference = models.idxmax()  # the reference level: the model with the most issues
+    raw = fmt_pct(decided.loc[decided["model"] == reference, "delivered"].mean())
+    assert f"| `{reference}` | {models[reference]} | {raw} |" in adjusted and "reference |" in adjusted
     assert "Fit: binomial, logit link, n = " in adjusted and "Fit: gamma, log link, n = " in adjusted
     assert "difficulty the data do not record stays" in adjusted
     harness = md[md.index("## Harness versions") :]
@@ -111,12 +137,11 @@ def test_the_sidecar_carries_a_valid_decisions_block_equal_to_a_direct_computati
     assert sidecar_problems(sidecar) == []
     parsed = validate_sidecar(sidecar).decisions
     assert isinstance(parsed, Decisions) and parsed.routing is not None and parsed.adjusted is not None
-    assert parsed.harness is not None and sum(r.n for r in parsed.harness.rows) == 133
-    assert list(sidecar)[-1] == "decisions"
     # the asset read only its window's rows (predicate pushdown): the same numbers as over the whole table
-    table = sample["base"].asset_value("run_table").frame
-    w = window_for_partition(LATEST, days=30, mode="runs")
-    direct = adjusted_of_rows(window_issue_rows(table, w), DecisionsConfig(), run_table=table)
+    table, rows = _window_rows(sample)
+    assert parsed.harness is not None and sum(r.n for r in parsed.harness.rows) == len(rows) > 0
+    assert list(sidecar)[-1] == "decisions"
+    direct = adjusted_of_rows(rows, DecisionsConfig(), run_table=table)
     assert sidecar["decisions"]["adjusted"] == json.loads(json.dumps(direct.to_sidecar()))
     effects = sidecar["decisions"]["adjusted"]["delivered"]["effects"]
     assert any(e["estimated"] and e["moved"] != 0 for e in effects), "the adjustment moved a model"

@@ -13,11 +13,11 @@ import orjson
 import pandas as pd
 import yaml
 
-from scorecard_assets.config import DEFAULT_CONFIG_PATH
 from scorecard_assets.definitions import defs
 from scorecard_assets.storage.location import as_location
 from scorecard_assets.storage.tables import open_table
 from scorecard_tests.factories.resources import local_resources
+from scorecard_tests.factories.sample_config import sample_fleet_copy
 
 ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
 TABLES = [
@@ -34,32 +34,7 @@ DERIVED_EXTRAS = {"built_from", "reads", "cache_problem", "incremental_token", "
 
 def _fleet_copy(folder: Path) -> Path:
     """A private copy of the bundled sample fleet (inputs may be edited) and its config."""
-    base = DEFAULT_CONFIG_PATH.parent
-    data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text())
-    shutil.copytree(base / data["github"].get("recorded_dir", "github"), folder / "github")
-    data["github"]["recorded_dir"] = str(folder / "github")
-    hosts = []
-    for h in data["hosts"]:
-        target = folder / "hosts" / h["name"]
-        source = base / h["dossier_home"]
-        if source.is_dir():
-            shutil.copytree(source, target, symlinks=True)
-        elif source.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-        hosts.append({**h, "dossier_home": str(target)})
-    data["hosts"] = hosts
-    data["cycles_import"] = [str(base / p) for p in data.get("cycles_import", [])]
-    data["output_dir"] = str(folder / "reports")
-    sessions = data.get("sessions") or {}  # read in place (not edited by these tests)
-    for key in ("opencode", "claude_code", "codex"):
-        if sessions.get(key):
-            sessions[key] = [str(base / p) for p in sessions[key]]
-    if sessions.get("git_streams"):
-        sessions["git_streams"]["folder"] = str(base / sessions["git_streams"]["folder"])
-    path = folder / "scorecard.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    return sample_fleet_copy(folder, output_dir=str(folder / "reports"))
 
 
 def _materialize(root: Path, config: Path) -> dg.ExecuteInProcessResult:

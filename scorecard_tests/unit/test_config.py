@@ -232,3 +232,41 @@ def test_a_configured_input_that_does_not_exist_fails_naming_it(tmp_path: Path) 
     message = str(err.value)
     assert "hosts[0].dossier_home (host b1): /mnt/nope/.dossier does not exist" in message
     assert "b2" not in message
+
+
+# --- issue 15: any YAML, however deep or large, gets a one-line message naming the key ---
+
+_REPOS = "repos:\n  - name: acme/api\ngithub:\n  source: recorded\n  recorded_dir: .\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "key", "reason"),
+    [
+        ("window:\n  days: " + "[" * 5000 + "]" * 5000 + "\n", "window.days", "nested more than"),
+        ("models: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n", "models.a.a", "nested more than"),
+        ("window:\n  days: " + "9" * 5000 + "\n", "window.days", "a number of 5000 characters"),
+        ("as_of: 1" + "0" * 5000 + "\n", "as_of", "a number of 5001 characters"),
+        ("as_of: 0001-01-01\n", "as_of", "between 1970-01-01 and 2200-12-31"),
+        ("as_of: 9999-12-31\n", "as_of", "between 1970-01-01 and 2200-12-31"),
+    ],
+)
+def test_hostile_yaml_is_a_short_config_error_naming_the_key(
+    tmp_path: Path, tail: str, key: str, reason: str
+) -> None:
+    path = tmp_path / "scorecard.yaml"
+    path.write_text(_REPOS + tail, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, check_paths=False)
+    message = str(caught.value)
+    assert key in message and reason in message
+    assert len(message) < 400 and len(message.splitlines()) <= 2
+
+
+def test_alias_bombs_are_refused(tmp_path: Path) -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(6)
+    )
+    path = tmp_path / "scorecard.yaml"
+    path.write_text(_REPOS + bomb, encoding="utf-8")
+    with pytest.raises(ConfigError, match="g: aliases expand to more than"):
+        load_config(path, check_paths=False)

@@ -41,7 +41,7 @@ from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
 from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
 from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
-from scorecard_assets.scoring.window_warnings import relative_to, report_warning_count, warnings_of_window
+from scorecard_assets.scoring.window_warnings import relative_to, warnings_of_window
 from scorecard_assets.scoring.windows import (
     Window,
     previous_window,
@@ -103,13 +103,11 @@ def model_scorecard(
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
     run_table: StoredTable,
-    cycles: StoredTable,
 ) -> Any:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
-    Its blocking check `window_not_silently_empty` refuses a silently empty window. Its
-    `data_warnings` is the number of lines the week's report lists under Data warnings (the cycle
-    inputs' warnings included, which is why it reads `cycles`)."""
+    Its blocking check `window_not_silently_empty` refuses a silently empty window. The week's one
+    warning count is `scorecard_report`'s `data_warnings` (the report gathers every part's warnings)."""
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
     store = reports.store(cfg)
@@ -118,12 +116,9 @@ def model_scorecard(
     candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
-    cycle_warnings = relative_to(cycles.warnings, _config_dir(cfg))
     out: dict[str, dict[str, Any]] = {}
     for key, w in windows.items():
         sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
-        records = _records(DataWarning, sidecar["warningRecords"])
-        meta["data_warnings"] = report_warning_count(records, cycle_warnings)
         sidecar[GUARD_KEY]["force"] = config.force
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = sidecar
@@ -326,9 +321,7 @@ def _publish_week(
     # the file links the PNGs beside it; the UI's copy embeds them (each beside its section)
     markdown = render_markdown(sidecar, regenerate_cmd=regenerate, charts={name: name for name in pngs})
     in_ui = render_markdown(sidecar, regenerate_cmd=regenerate, charts=chart_data_uris(pngs))
-    digest = render_digest(
-        sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"), plain=True
-    )
+    digest = render_digest(sidecar, report_link=store.uri(sidecar["windowEnd"], "model-scorecard.md"))
     problems = sidecar_problems(sidecar)
     if problems:
         context.log.warning("sidecar does not validate: " + "; ".join(problems[:5]))

@@ -42,6 +42,7 @@ from pydantic import (
 from scorecard_assets.js_numbers import js_number
 from scorecard_assets.pairings.constants import AXES, TIER_NAMES
 from scorecard_assets.records import DataWarning, SourceStat
+from scorecard_assets.sanitize import scrub_json_text
 from scorecard_assets.scoring.scorecard import DROP_THRESHOLD
 from scorecard_assets.scoring.sidecar.decisions import Decisions
 from scorecard_assets.scoring.sidecar.keys import (
@@ -519,7 +520,9 @@ def dump_sidecar(d: dict) -> str:
 
 def to_json_value(value: Any, where: str = "$") -> Any:
     """A JSON-ready copy of ``value`` (see :func:`dump_sidecar`)."""
-    if value is None or isinstance(value, bool | str):
+    if isinstance(value, str):
+        return scrub_json_text(value)  # docs/reliability.md "Sanitiser": no hidden characters
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         return int(value)
@@ -544,5 +547,5 @@ def to_json_value(value: Any, where: str = "$") -> Any:
 
 def _json_key(key: object, where: str) -> str:
     if isinstance(key, str):
-        return key
+        return scrub_json_text(key)
     raise TypeError(f"sidecar key {key!r} at {where} is not a string")

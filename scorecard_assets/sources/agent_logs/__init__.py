@@ -6,12 +6,13 @@ report agents; each dispatch begins with a scheduler preamble line
 ``{"type":"sched-dispatch","ts":...,"cmd":[...]}``. A *slice* is a preamble and everything up to the
 next preamble; content before the first preamble (older logs) is a slice without a start time.
 
-Per slice the agent CLI's output format is recognised from the preamble command, else from the first
-records: Claude Code ``stream-json`` / ``json`` (a single object, or an array with ``--verbose``),
-opencode ``--format json`` and Codex ``exec --json``. Our rules where the reference differs
-(docs/sources.md "What the reference reads, and what we read"): every result record of every slice
-counts; per Claude result record ``modelUsage`` wins over the top-level ``usage`` (never blended);
-opencode ``step_finish`` and Codex ``turn.completed`` usage count too. Costs are never estimated here.
+Per slice the agent CLI's output format is recognised from its first records (the preamble command
+is a hint, used when the records decide nothing): Claude Code ``stream-json`` / ``json`` (a single
+object, or an array with ``--verbose``), opencode ``--format json`` and Codex ``exec --json``. Our
+rules where the reference differs (docs/sources.md "What the reference reads, and what we read"):
+every result record of every slice counts; per Claude result record ``modelUsage`` wins over the
+top-level ``usage`` (never blended); opencode ``step_finish`` and Codex ``turn.completed`` usage
+count too. Costs are never estimated here.
 
 Counting rules (one slice):
 
@@ -34,14 +35,13 @@ Counting rules (one slice):
 - ``step_latencies_ms``: every valid step latency (0 < latency ≤ 600 s), kept so that a run's
   median pools the steps of all its slices; ``latency_median_s`` is the slice's own upper median.
 
-Speed: Claude stream-json logs are dominated by large ``tool_result`` outputs that carry nothing we
-need. The file is walked once, line by line with ``bytes.find`` (memchr speed); a line's record type
-is read from its prefix (``{"type":"<kind>"``; the first key is always top-level) without decoding.
-The Claude parser decodes only ``assistant``, ``result`` and ``system`` records and the ``user``
-records in which an ``"is_error"`` key is ``true``; every other line is checked for shape only (it
-must begin with ``{``/``[`` and end with ``}``/``]``), so a truncated or foreign line is still
-counted as malformed. Lines whose first key is not ``type`` are searched for the interesting names
-and decoded when they hold one. opencode and Codex logs are small and every line is decoded.
+Speed and memory: a log is read in 8 MiB windows into one reused buffer (``parse_log_file``; each
+window starts at the first unfinished line), walked line by line with ``bytes.find`` (memchr speed);
+a line's record type is read from its prefix (``{"type":"<kind>"``) to find preambles and Claude
+result records without decoding. Every other line is decoded once by its slice's parser, so each
+line is read, malformed or ignored by design (docs/reliability.md "Line accounting"); a field of
+the wrong JSON type makes its line malformed and names the field. The slice's format comes from its
+records (docs/sources.md "Agent logs by content"); the command is a hint.
 
 Incremental reading (``agent_logs.cache``): because slices are parsed independently and each knows
 its byte offset and first line number, a grown file is parsed again only from the start of its last
@@ -81,7 +81,13 @@ from scorecard_assets.sources.agent_logs.slices import (
     SliceResult,
     SliceTable,
 )
-from scorecard_assets.sources.agent_logs.slicing import SNIFF_LINE_MAX_BYTES, SNIFF_LINES, parse_log_bytes
+from scorecard_assets.sources.agent_logs.slicing import (
+    SNIFF_LINE_MAX_BYTES,
+    SNIFF_LINES,
+    parse_log_bytes,
+    parse_log_chunks,
+    parse_log_file,
+)
 from scorecard_assets.sources.agent_logs.tally import SOURCE
 
 __all__ = [
@@ -106,5 +112,7 @@ __all__ = [
     "SliceTable",
     "issue_from_log_name",
     "parse_log_bytes",
+    "parse_log_chunks",
+    "parse_log_file",
     "read_agent_logs",
 ]

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import math
-import re
 from datetime import UTC, datetime
 from typing import Any
 
 from scorecard_assets.sources.agent_logs.parsing import (
     BAD,
-    BLANK,
     COST_MAX,
     DURATION_MAX_MS,
     EPOCH_MS_MAX,
     EPOCH_MS_MIN,
+    NON_SPACE_RE,
     STEP_LATENCY_MAX_MS,
     TOKEN_MAX,
     FormatParser,
     Problems,
     Sums,
     decode,
-    line_shape,
     text_of,
     upper_median,
     valid_number,
@@ -29,7 +27,6 @@ from scorecard_assets.sources.agent_logs.parsing import (
 from scorecard_assets.sources.agent_logs.slices import USAGE_TOKEN_KEYS, SliceResult
 from scorecard_assets.sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
-_IS_ERROR_MARKER = b'"is_error"'
 _CLAUDE_SYNTHETIC_MODEL = "<synthetic>"
 
 # Claude token fields: output column -> (modelUsage camelCase, snake_case) keys.
@@ -49,23 +46,6 @@ def _join_models(models: set[str]) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # Claude Code (stream-json and json)
 
-_CLAUDE_DECODED_KINDS = frozenset({b"assistant", b"result", b"system"})
-_CLAUDE_MARKER_RE = re.compile(rb'"(?:assistant|result|system|is_error)"')
-
-
-def _has_error_result(data: bytes, start: int, end: int) -> bool:
-    """True when the line sets some ``"is_error"`` key to ``true`` (any spacing)."""
-    width = len(_IS_ERROR_MARKER)
-    pos = data.find(_IS_ERROR_MARKER, start, end)
-    while pos != -1:
-        j = pos + width
-        while j < end and data[j] in b" \t\r:":
-            j += 1
-        if data.startswith(b"true", j, end):
-            return True
-        pos = data.find(_IS_ERROR_MARKER, j, end)
-    return False
-
 
 def _message_key(record: dict[str, Any], line: int, record_index: int) -> object:
     """An assistant record's message id (one message may span several lines), else its position."""
@@ -77,13 +57,14 @@ def _message_key(record: dict[str, Any], line: int, record_index: int) -> object
 class ClaudeParser(FormatParser):
     """Claude Code records of one slice, in line order.
 
-    Decoded lines: ``assistant``, ``result`` and ``system`` records, ``user`` records holding an
-    error tool result, and any line whose first key is not ``type`` but that names one of those
-    (or is an array: ``--output-format json --verbose``). Other lines are checked for shape only.
+    Every line is decoded (an object, or an array of objects: ``--output-format json --verbose``):
+    ``assistant``, ``user``, ``result`` and ``system`` records are read; a record of another kind is
+    ignored by design; a ``type`` or a used field of the wrong JSON type makes the line malformed
+    (docs/reliability.md "Line accounting").
 
-    Claude Code's stream carries no timestamps, so latency and end time stay unknown. When the
-    slice's first record does carry a ``timestamp`` (ISO text or epoch milliseconds, as in a session
-    transcript), every line of the slice is decoded: the end time is the latest timestamp, and a
+    Claude Code's stream carries no timestamps, so latency and end time stay unknown. When records
+    do carry a ``timestamp`` (ISO text or epoch milliseconds, as in a session transcript), the end
+    time is the latest timestamp, and a
     step latency is the time from the record before an assistant message to that message's first
     line (kept when 0 < latency <= 600 s, as Pragmatikos does).
     """
@@ -107,42 +88,25 @@ class ClaudeParser(FormatParser):
         self.last_edit: tuple[int, int, int] | None = None
         self.last_verify: tuple[int, int, int] | None = None
         self.verify_calls = 0
-        self.first_line = True
-        self.timed = False
         self.last_ts: float | None = None
         self.step_from: float | None = None
         self.latencies: list[float] = []
         self.last_message: object = None
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
-        data = self.data
-        if self.first_line:
-            # Timestamped logs say so on their first record: decode every line from there on.
-            self.first_line = False
-            self.timed = data.find(b'"timestamp"', start, end) != -1
-        if kind in _CLAUDE_DECODED_KINDS or self.timed:
-            self._decode_and_feed(start, end, line)
-            return
-        shape = line_shape(data, start, end)
-        if shape is BLANK:
-            return
-        if shape is BAD:
-            self.problems.malformed(line)
-            return
-        if kind == b"user":
-            if _has_error_result(data, start, end):
-                self._decode_and_feed(start, end, line)
-        elif kind is None and (data[shape] == 0x5B or _CLAUDE_MARKER_RE.search(data, start, end)):
-            self._decode_and_feed(start, end, line)
-
-    def _decode_and_feed(self, start: int, end: int, line: int) -> None:
+        """Every line is decoded, so that each is read, malformed or ignored (never unseen)."""
         record = decode(self.view, start, end)
         if isinstance(record, dict):
-            self._record(record, line, 0)
-        elif isinstance(record, list) and any(isinstance(item, dict) for item in record):
+            if not self._record(record, line, 0):
+                self.problems.ignored(line)
+        elif isinstance(record, list) and record and all(isinstance(item, dict) for item in record):
+            used = False
             for index, item in enumerate(record):
-                if isinstance(item, dict):
-                    self._record(item, line, index)
+                used = self._record(item, line, index) or used
+            if not used:
+                self.problems.ignored(line)
+        elif record is BAD and NON_SPACE_RE.search(self.data, start, end) is None:
+            self.problems.ignored(line)
         else:
             self.problems.malformed(line)
 
@@ -151,7 +115,6 @@ class ClaudeParser(FormatParser):
         raw = record.get("timestamp")
         if raw is None:
             return None
-        self.timed = True
         value: float | None = None
         if isinstance(raw, str):
             try:
@@ -183,30 +146,40 @@ class ClaudeParser(FormatParser):
             self.step_from = None
         self.last_message = key
 
-    def _record(self, record: dict[str, Any], line: int, record_index: int) -> None:
+    def _record(self, record: dict[str, Any], line: int, record_index: int) -> bool:
+        """Read one record; False when it is of a kind that carries nothing we count (ignored)."""
         kind = record.get("type")
+        if not isinstance(kind, str):
+            if kind is not None:
+                self.problems.wrong_type(line, "type", kind)
+                return True
+            if "timestamp" not in record:
+                return False
         if "timestamp" in record:
             self._step_timing(record, kind, line, record_index)
         if kind == "assistant":
             self._assistant(record, line, record_index)
         elif kind == "user":
-            self._user(record)
+            self._user(record, line)
         elif kind == "result":
             self._result(record, line)
-        elif kind == "system" and self.hversion is None:
+        elif kind == "system":
             version = record.get("claude_code_version", record.get("version"))
-            if isinstance(version, str) and version:
+            if isinstance(version, str) and version and self.hversion is None:
                 self.hversion = version
+        else:
+            return "timestamp" in record
+        return True
 
     def _add_model(self, model: object) -> None:
         if isinstance(model, str) and model and model != _CLAUDE_SYNTHETIC_MODEL:
             self.models.add(model)
 
     def _assistant(self, record: dict[str, Any], line: int, record_index: int) -> None:
-        message = record.get("message")
-        if not isinstance(message, dict):
+        message = self.field(record, "message", dict, line)
+        if message is None:
             return
-        self._add_model(message.get("model"))
+        self._add_model(self.field(message, "message.model", str, line))
         key = _message_key(record, line, record_index)
         if record.get("parent_tool_use_id") is None:
             self.turn_keys.add(key)
@@ -221,28 +194,29 @@ class ClaudeParser(FormatParser):
                 self._tool_use(item, (line, record_index, item_index))
 
     def _tool_use(self, item: dict[str, Any], pos: tuple[int, int, int]) -> None:
-        tool_id = item.get("id")
-        if isinstance(tool_id, str):
+        line = pos[0]
+        tool_id = self.field(item, "message.content.tool_use.id", str, line)
+        name = self.field(item, "message.content.tool_use.name", str, line)
+        if tool_id is not None:
             if tool_id in self.tool_ids:
                 return
             self.tool_ids.add(tool_id)
-        name = item.get("name")
         self.tool_calls += 1
         if is_edit_tool(name):
             self.edit_calls += 1
             self.last_edit = pos if self.last_edit is None else max(self.last_edit, pos)
             if isinstance(tool_id, str):
                 self.edit_ids.add(tool_id)
-        if name in SHELL_TOOLS:
+        if name is not None and name in SHELL_TOOLS:
             tool_input = item.get("input")
             command = tool_input.get("command") if isinstance(tool_input, dict) else None
             if is_verify_command(command):
                 self.verify_calls += 1
                 self.last_verify = pos if self.last_verify is None else max(self.last_verify, pos)
 
-    def _user(self, record: dict[str, Any]) -> None:
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
+    def _user(self, record: dict[str, Any], line: int) -> None:
+        message = self.field(record, "message", dict, line)
+        content = message.get("content") if message is not None else None
         if not isinstance(content, list):
             return
         for item in content:
@@ -252,8 +226,8 @@ class ClaudeParser(FormatParser):
                 or item.get("is_error") is not True
             ):
                 continue
-            tool_id = item.get("tool_use_id")
-            if isinstance(tool_id, str):
+            tool_id = self.field(item, "message.content.tool_result.tool_use_id", str, line)
+            if tool_id is not None:
                 if tool_id in self.errored_ids:
                     continue
                 self.errored_ids.add(tool_id)
@@ -265,11 +239,11 @@ class ClaudeParser(FormatParser):
 
     def _result(self, record: dict[str, Any], line: int) -> None:
         self.result_records += 1
-        self._add_model(record.get("model"))
-        model_usage = record.get("modelUsage")
+        self._add_model(self.field(record, "model", str, line))
+        model_usage = self.field(record, "modelUsage", dict, line)
         entries = (
             [(name, entry) for name, entry in model_usage.items() if isinstance(entry, dict)]
-            if isinstance(model_usage, dict)
+            if model_usage is not None
             else []
         )
         if entries:
@@ -293,8 +267,8 @@ class ClaudeParser(FormatParser):
                 self.cost_kinds.add("modelUsage")
 
     def _usage_costs(self, record: dict[str, Any], line: int) -> None:
-        usage = record.get("usage")
-        if isinstance(usage, dict):
+        usage = self.field(record, "usage", dict, line)
+        if usage is not None:
             for column, key in USAGE_TOKEN_KEYS.items():
                 self.sums.add(column, self.sums.take(line, f"usage.{key}", usage.get(key), TOKEN_MAX))
         cost_key = "total_cost_usd" if record.get("total_cost_usd") is not None else "cost_usd"

@@ -48,14 +48,16 @@ class CodexParser(FormatParser):
             self.turns_started += 1
         elif event == "turn.completed":
             self.turns_completed += 1
-            self._usage(line, record.get("usage"))
+            self._usage(line, self.field(record, "usage", dict, line))
         elif event in ("item.started", "item.updated", "item.completed"):
-            item = record.get("item")
-            if isinstance(item, dict):
+            item = self.field(record, "item", dict, line)
+            if item is not None:
                 self._item(item, line)
+        elif event not in ("thread.started", "turn.failed", "error"):
+            self.problems.ignored(line)
 
-    def _usage(self, line: int, usage: object) -> None:
-        if not isinstance(usage, dict):
+    def _usage(self, line: int, usage: dict[str, Any] | None) -> None:
+        if usage is None:
             return
         sums = self.sums
         total_in = sums.take(line, "usage.input_tokens", usage.get("input_tokens"), TOKEN_MAX)
@@ -72,12 +74,12 @@ class CodexParser(FormatParser):
         sums.add("input_tokens", total_in - (cached or 0.0))
 
     def _item(self, item: dict[str, Any], line: int) -> None:
-        item_type = item.get("type")
+        item_type = self.field(item, "item.type", str, line)
         if item_type not in _CODEX_TOOL_ITEMS:
             return
-        item_id = item.get("id")
-        key: object = item_id if isinstance(item_id, str) else ("line", line)
-        status = item.get("status")
+        item_id = self.field(item, "item.id", str, line)
+        key: object = item_id if item_id is not None else ("line", line)
+        status = self.field(item, "item.status", str, line)
         if item_type == "file_change":
             # Only a finished change (completed or failed) is an edit call.
             tool = "apply_patch" if status in ("completed", "failed") else "file_change"

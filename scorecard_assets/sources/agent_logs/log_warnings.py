@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scorecard_assets.records import DataWarning
 from scorecard_assets.sanitize import render_value
-from scorecard_assets.sources.agent_logs.slices import EXAMPLES, SliceProblems, SliceResult
+from scorecard_assets.sources.agent_logs.slices import EXAMPLES, SliceProblems, SliceResult, cost_missing
 from scorecard_assets.sources.agent_logs.tally import DirTally
 
 ASSET = "agent_log_usage"
@@ -25,6 +25,10 @@ def file_warnings(
         lines = [n for s in slices for n in s.malformed_lines][:EXAMPLES]
         truncated = bool(slices) and slices[-1].truncated_tail
         tail_note = "; the last line is truncated" if truncated else ""
+        fields = [example for s in slices for example in s.malformed_fields]
+        if fields:
+            line, name, value = fields[0]
+            tail_note += f"; first field of the wrong JSON type: {name} = {value} at line {line}"
         found.append(
             DataWarning(
                 code="malformed_line",
@@ -43,6 +47,7 @@ def file_warnings(
                     "lines": malformed,
                     "first_lines": ", ".join(map(str, lines)),
                     "truncated_last_line": truncated,
+                    "field": fields[0][1] if fields else None,
                 },
                 count=malformed,
             )
@@ -68,6 +73,7 @@ def file_warnings(
                 count=bad,
             )
         )
+    found.extend(_content_warnings(shown, path, host, repo, issue, slices))
     for s in slices:
         if s.preamble_problem is not None:
             found.append(
@@ -139,3 +145,63 @@ def shared_slug(runs_dir: Path, host: str, repo: str, slug: str, others: list[st
         path=str(runs_dir),
         values={"directory": str(runs_dir), "slug": slug, "shared_with": ", ".join(others)},
     )
+
+
+def _content_warnings(
+    shown: str, path: str, host: str, repo: str, issue: int, slices: Sequence[SliceResult | SliceProblems]
+) -> list[DataWarning]:
+    """docs/sources.md "Agent logs by content": one warning per file for the slices whose content is
+    another CLI's than their command names, one for the slices that should carry a cost and have none."""
+    found: list[DataWarning] = []
+    hinted = [s for s in slices if s.format_hint is not None]
+    if hinted:
+        first = hinted[0]
+        found.append(
+            DataWarning(
+                code="agent_log_format_mismatch",
+                asset=ASSET,
+                message=(
+                    f"agent log {shown}: {len(hinted)} dispatch slice(s) whose records are another agent "
+                    f"CLI's than the command names (first: slice {first.index} at line {first.line}, command "
+                    f"{render_value(first.format_hint)}, records {first.log_format}); read by their content"
+                ),
+                repo=repo,
+                issue=issue,
+                host=host,
+                path=path,
+                line=first.line,
+                values={
+                    "slices": ", ".join(str(s.index) for s in hinted[:EXAMPLES]),
+                    "command": render_value(first.format_hint),
+                    "content": first.log_format,
+                },
+                count=len(hinted),
+            )
+        )
+    costless = [
+        s for s in slices if cost_missing(s.log_format, s.cost_usd, s.assistant_turns, s.result_records)
+    ]
+    if costless:
+        first = costless[0]
+        found.append(
+            DataWarning(
+                code="agent_log_cost_missing",
+                asset=ASSET,
+                message=(
+                    f"agent log {shown}: {len(costless)} dispatch slice(s) in a format that records cost "
+                    f"yield none (first: slice {first.index} at line {first.line}, {first.log_format}; "
+                    "e.g. an agent killed before its result record); no agent-log cost for those dispatches"
+                ),
+                repo=repo,
+                issue=issue,
+                host=host,
+                path=path,
+                line=first.line,
+                values={
+                    "slices": ", ".join(str(s.index) for s in costless[:EXAMPLES]),
+                    "content": first.log_format,
+                },
+                count=len(costless),
+            )
+        )
+    return found

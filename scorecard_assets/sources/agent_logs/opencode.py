@@ -27,6 +27,10 @@ from scorecard_assets.sources.agent_logs.slices import SliceResult
 # opencode --format json
 
 
+# Events read but carrying nothing we count (a line of an unknown kind is ignored by design).
+_OTHER_EVENTS = frozenset({"text", "reasoning", "error"})
+
+
 class OpenCodeParser(FormatParser):
     """opencode events: usage and cost per ``step_finish``, tools per ``tool_use``, step latencies."""
 
@@ -56,14 +60,15 @@ class OpenCodeParser(FormatParser):
         if ts is not None:
             self.last_ts = ts if self.last_ts is None else max(self.last_ts, ts)
         event = record.get("type")
-        part = record.get("part")
-        part = part if isinstance(part, dict) else {}
+        part = self.field(record, "part", dict, line) or {}
         if event == "step_start":
             self.step_started = ts
         elif event == "step_finish":
             self._step_finish(part, line, ts)
         elif event == "tool_use":
             self._tool_use(part, line)
+        elif event not in _OTHER_EVENTS:
+            self.problems.ignored(line)
 
     def _step_finish(self, part: dict[str, Any], line: int, ts: float | None) -> None:
         self.steps += 1
@@ -85,17 +90,16 @@ class OpenCodeParser(FormatParser):
         self.step_started = None
 
     def _tool_use(self, part: dict[str, Any], line: int) -> None:
-        state = part.get("state")
-        state = state if isinstance(state, dict) else {}
+        state = self.field(part, "part.state", dict, line) or {}
+        tool = self.field(part, "part.tool", str, line)
+        status = self.field(state, "part.state.status", str, line)
         tool_input = state.get("input")
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
         error = state.get("error")
         error_text = error if isinstance(error, str) else text_of(state.get("output"))
-        call_id = part.get("callID") or part.get("id")
-        key: object = call_id if isinstance(call_id, str) else ("line", line)
-        remember_call(
-            self.calls, key, ToolCall(part.get("tool"), state.get("status"), command, error_text, line)
-        )
+        call_id = self.field(part, "part.callID", str, line) or self.field(part, "part.id", str, line)
+        key: object = call_id if call_id is not None else ("line", line)
+        remember_call(self.calls, key, ToolCall(tool, status, command, error_text, line))
 
     def finish(self, out: SliceResult) -> None:
         self.sums.fill_tokens(out)

@@ -13,7 +13,13 @@ import orjson
 
 from scorecard_assets.sanitize import render_value
 from scorecard_assets.sources.agent_logs.slices import EXAMPLES, NAN, TOKEN_FIELDS, SliceResult
-from scorecard_assets.sources.jsonl import ORJSON_INFINITY_PREFIX, reject_json_constant
+from scorecard_assets.sources.jsonl import (
+    ORJSON_INFINITY_PREFIX,
+    TOO_DEEP,
+    decode_with_lone_surrogates,
+    is_surrogate_refusal,
+    reject_json_constant,
+)
 from scorecard_assets.sources.tooling import SHELL_TOOLS, classify_tool_error, is_edit_tool, is_verify_command
 
 TOKEN_MAX = 1e15
@@ -32,7 +38,13 @@ NON_SPACE_RE = re.compile(rb"\S")
 
 
 class Problems:
-    """Malformed lines and invalid values found in one slice, by 1-based line number."""
+    """Malformed lines, ignored lines and invalid values found in one slice, by 1-based line number.
+
+    Line accounting (docs/reliability.md "Line accounting"): every line of a slice is read (a record a
+    parser uses, or the preamble), malformed (not a JSON record, or a field of the wrong JSON type:
+    ``wrong_type`` names the field) or ignored by design (blank, or a record of a kind that carries
+    nothing we count). A line is counted malformed at most once.
+    """
 
     def __init__(self) -> None:
         self.malformed_count = 0
@@ -40,12 +52,34 @@ class Problems:
         self.last_malformed = 0
         self.bad_count = 0
         self.bad_examples: list[list[Any]] = []
+        self.field_examples: list[list[Any]] = []
+        self.ignored_count = 0
+        self.last_ignored = 0
 
     def malformed(self, line: int) -> None:
+        if self.last_malformed == line and self.malformed_count:
+            return
+        if self.last_ignored == line:  # a line is malformed or ignored, never both
+            self.ignored_count -= 1
+            self.last_ignored = 0
         self.malformed_count += 1
         self.last_malformed = line
         if len(self.malformed_lines) < EXAMPLES:
             self.malformed_lines.append(line)
+
+    def wrong_type(self, line: int, name: str, value: object) -> None:
+        """A field the parser uses holds a value of the wrong JSON type: the line is malformed."""
+        self.malformed(line)
+        if len(self.field_examples) < EXAMPLES:
+            self.field_examples.append([line, name, render_value(value)])
+
+    def ignored(self, line: int) -> None:
+        if self.last_malformed == line and self.malformed_count:
+            return
+        if self.last_ignored == line:
+            return
+        self.ignored_count += 1
+        self.last_ignored = line
 
     def bad_value(self, line: int, name: str, value: object) -> None:
         self.bad_count += 1
@@ -58,6 +92,8 @@ class Problems:
         out.truncated_tail = unterminated and self.malformed_count > 0 and self.last_malformed == last_line
         out.bad_values = self.bad_count
         out.bad_value_examples = [list(example) for example in self.bad_examples]
+        out.malformed_fields = [list(example) for example in self.field_examples]
+        out.ignored_lines = self.ignored_count
 
 
 def valid_number(value: object, limit: float) -> float | None:
@@ -153,6 +189,9 @@ def decode(view: memoryview, start: int, end: int) -> object:
     try:
         return orjson.loads(view[start:end])
     except orjson.JSONDecodeError as exc:
+        if is_surrogate_refusal(exc):  # valid JSON: lone surrogates become U+FFFD
+            value = decode_with_lone_surrogates(view[start:end])
+            return BAD if value is None or value is TOO_DEEP else value
         if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
             return BAD
     try:
@@ -169,6 +208,10 @@ def verify_after_edit(edit_calls: int, last_edit: Any, last_verify: Any) -> bool
     if edit_calls == 0:
         return None
     return last_verify is not None and last_edit is not None and last_verify > last_edit
+
+
+def str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def text_of(content: object) -> str:
@@ -199,10 +242,25 @@ class FormatParser:
         """Decode a line that must hold one JSON object; None for a blank line or a malformed one."""
         record = decode(self.view, start, end)
         if isinstance(record, dict):
+            event = record.get("type")
+            if event is not None and not isinstance(event, str):
+                self.problems.wrong_type(line, "type", event)
+                return None
             return record
         if record is BAD and NON_SPACE_RE.search(self.data, start, end) is None:
+            self.problems.ignored(line)
             return None
         self.problems.malformed(line)
+        return None
+
+    def field(self, record: dict[str, Any], path: str, kind: type | tuple[type, ...], line: int) -> Any:
+        """``record[key]`` (``key`` = the last part of the dotted ``path``, the name the warning shows)
+        when absent (None) or of JSON type ``kind``; else the line is malformed (``wrong_type``) and the
+        value is taken as absent."""
+        value = record.get(path.rpartition(".")[2])
+        if value is None or isinstance(value, kind):
+            return value
+        self.problems.wrong_type(line, path, value)
         return None
 
 
@@ -233,7 +291,7 @@ def tally_tools(calls: dict[object, ToolCall], out: SliceResult) -> None:
             last_edit = call.line if last_edit is None else max(last_edit, call.line)
             if kind == "error":
                 out.edit_errors += 1
-        if call.tool in SHELL_TOOLS and is_verify_command(call.command):
+        if isinstance(call.tool, str) and call.tool in SHELL_TOOLS and is_verify_command(call.command):
             out.verify_calls += 1
             last_verify = call.line if last_verify is None else max(last_verify, call.line)
     out.verify_after_last_edit = verify_after_edit(out.edit_calls, last_edit, last_verify)

@@ -25,12 +25,10 @@ from scorecard_assets.sources.agent_logs.cache import (
     FileState,
     ReadPlan,
     fingerprint,
-    fingerprint_bytes,
-    read_range,
 )
 from scorecard_assets.sources.agent_logs.log_warnings import file_warnings, missing, shared_slug, unreadable
-from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable
-from scorecard_assets.sources.agent_logs.slicing import parse_log_bytes
+from scorecard_assets.sources.agent_logs.slices import EMPTY_TABLE, SliceResult, SliceTable, cost_missing
+from scorecard_assets.sources.agent_logs.slicing import parse_log_file
 from scorecard_assets.sources.agent_logs.tally import NO_TOTALS, DirTally, RowTotals, source_stat
 from scorecard_assets.sources.files import UNREADABLE, path_problem
 from scorecard_assets.sources.slugs import sanitize_slug, slug_collisions
@@ -95,7 +93,13 @@ _NO_SLICES: tuple[SliceResult, ...] = ()
 
 def _has_problem(s: SliceResult) -> bool:
     """True when the slice contributes to a file warning (see ``log_warnings.file_warnings``)."""
-    return s.malformed > 0 or s.bad_values > 0 or s.preamble_problem is not None
+    return (
+        s.malformed > 0
+        or s.bad_values > 0
+        or s.preamble_problem is not None
+        or s.format_hint is not None
+        or cost_missing(s.log_format, s.cost_usd, s.assistant_turns, s.result_records)
+    )
 
 
 def _log_entries(runs_dir: Path) -> list[tuple[str, str]]:
@@ -212,16 +216,19 @@ def _parse_log_file(
         got = _FileRead(*who, *earlier[1][5:])
         return got, read.fresh[got.fresh_first : got.fresh_first + got.fresh_rows]
     plan = read.cache.plan(path, path, st) if read.cache is not None else FULL_READ
-    data = read_range(path, plan.start_offset, st.st_size - plan.start_offset)
-    read.counters.bytes_parsed += len(data)
     if plan.mode == "append":
         read.counters.appended += 1
     else:
         read.counters.full += 1
-    parsed = parse_log_bytes(
-        data, base_offset=plan.start_offset, base_line=plan.start_line, base_index=plan.start_index
+    parsed, parsed_bytes = parse_log_file(
+        path,
+        plan.start_offset,
+        st.st_size - plan.start_offset,
+        base_line=plan.start_line,
+        base_index=plan.start_index,
     )
-    state = _file_state(read.cached, path, st, data, plan, parsed)
+    read.counters.bytes_parsed += parsed_bytes
+    state = _file_state(read.cached, path, st, parsed_bytes, plan, parsed)
     got = _FileRead(*who, plan.kept_first_row, plan.kept_rows, len(read.fresh), len(parsed), state)
     read.fresh.extend(parsed)
     read.done[path] = (seen, got)
@@ -232,7 +239,7 @@ def _file_state(
     cached: SliceTable,
     path: str,
     st: os.stat_result,
-    data: bytes,
+    parsed_bytes: int,
     plan: ReadPlan,
     parsed: list[SliceResult],
 ) -> FileState:
@@ -241,9 +248,8 @@ def _file_state(
     When fewer bytes than ``st_size`` could be read (the file shrank meanwhile), the entry records
     the bytes actually parsed and an mtime of 0 so the next read cannot take the file as unchanged.
     """
-    size = plan.start_offset + len(data)
-    whole = plan.start_offset == 0 and len(data) == size
-    head_len, head_hash, tail_hash = fingerprint_bytes(data) if whole else fingerprint(path, size)
+    size = plan.start_offset + parsed_bytes
+    head_len, head_hash, tail_hash = fingerprint(path, size)
     if parsed:
         resume = (parsed[-1].offset, parsed[-1].line, parsed[-1].index)
     elif plan.kept_rows:

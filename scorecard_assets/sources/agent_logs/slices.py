@@ -33,6 +33,14 @@ USAGE_TOKEN_KEYS = {
     "cache_read_tokens": "cache_read_input_tokens",
 }
 TOKEN_FIELDS = tuple(USAGE_TOKEN_KEYS)
+# The formats whose CLI writes its cost into the log (Codex writes tokens only).
+COST_FORMATS = (FORMAT_CLAUDE_STREAM, FORMAT_CLAUDE_JSON, FORMAT_OPENCODE)
+
+
+def cost_missing(log_format: str, cost_usd: float, assistant_turns: int, result_records: int) -> bool:
+    """A slice that should carry a cost and yields none: its CLI writes costs, it did work (an assistant
+    turn or a result record), and no cost was read."""
+    return log_format in COST_FORMATS and math.isnan(cost_usd) and (assistant_turns > 0 or result_records > 0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -83,6 +91,10 @@ class SliceResult:
     bad_values: int = 0
     bad_value_examples: list[list[Any]] = field(default_factory=list)
     preamble_problem: str | None = None
+    lines: int = 0
+    ignored_lines: int = 0
+    malformed_fields: list[list[Any]] = field(default_factory=list)
+    format_hint: str | None = None
 
     def yields_usage(self) -> bool:
         """True when the slice records a cost or any token count."""
@@ -95,12 +107,21 @@ class SliceProblems(NamedTuple):
     ``log_warnings.file_warnings``)."""
 
     line: int
+    index: int
+    log_format: str
+    cost_usd: float
+    result_records: int
+    assistant_turns: int
     malformed: int
     malformed_lines: list[int]
     truncated_tail: bool
     bad_values: int
     bad_value_examples: list[list[Any]]
     preamble_problem: str | None
+    lines: int
+    ignored_lines: int
+    malformed_fields: list[list[Any]]
+    format_hint: str | None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,11 +17,14 @@ from scorecard_assets.sources.agent_logs.claude import ClaudeParser
 from scorecard_assets.sources.agent_logs.codex import CodexParser
 from scorecard_assets.sources.agent_logs.opencode import OpenCodeParser
 from scorecard_assets.sources.agent_logs.parsing import (
+    BAD,
+    BLANK,
     NON_SPACE_RE,
     FormatParser,
     Problems,
     decode,
     line_kind,
+    line_shape,
 )
 from scorecard_assets.sources.agent_logs.slices import (
     FORMAT_CLAUDE_JSON,
@@ -27,9 +32,10 @@ from scorecard_assets.sources.agent_logs.slices import (
     FORMAT_CODEX,
     FORMAT_OPENCODE,
     FORMAT_UNKNOWN,
+    TOKEN_FIELDS,
     SliceResult,
 )
-from scorecard_assets.sources.jsonl import UTF8_BOM
+from scorecard_assets.sources.jsonl import UTF8_BOM, looks_like_iso_time
 
 SNIFF_LINES = 50
 SNIFF_LINE_MAX_BYTES = 1 << 20
@@ -102,6 +108,8 @@ def _format_from_cmd(cmd: list[str]) -> str | None:
 
 
 def _format_of_type(kind: object) -> str | None:
+    if not isinstance(kind, str):
+        return None
     if kind == "result":
         return FORMAT_CLAUDE_JSON
     if kind in _CLAUDE_RECORD_TYPES:
@@ -119,12 +127,18 @@ def _format_of_record(record: object) -> str | None:
     return _format_of_type(record.get("type")) if isinstance(record, dict) else None
 
 
-def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
-    """The format of the first decisive record among the first lines from ``start`` (stops at a preamble)."""
+def _sniff_format(data: bytes, view: memoryview, start: int, final: bool = True) -> str | None:
+    """The format of the first decisive record among the first lines from ``start`` (stops at a
+    preamble); None when ``data`` is not ``final`` and ends before the lines that decide (the caller
+    reads on and asks again, so a streamed parse decides exactly as a whole-file one)."""
     seen = 0
     pos = start
     size = len(data)
-    while pos < size and seen < SNIFF_LINES:
+    while True:
+        if seen >= SNIFF_LINES:
+            break
+        if pos >= size:
+            return FORMAT_UNKNOWN if final else None
         newline = data.find(b"\n", pos)
         end = size if newline == -1 else newline
         first = NON_SPACE_RE.search(data, pos, end)
@@ -154,6 +168,23 @@ def _sniff_format(data: bytes, view: memoryview, start: int) -> str:
 
 # --------------------------------------------------------------------------------------------------
 # Slices of one log
+
+
+class _UnknownParser(FormatParser):
+    """A slice in no recognised format (plain text such as a gate log's output): a line shaped like a
+    JSON record is still decoded, so that one that is not valid (or whose ``type`` is not a string)
+    is malformed; every other line is ignored by design."""
+
+    def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
+        if (
+            line_shape(self.data, start, end) in (BAD, BLANK)
+            or self.decode_object(start, end, line) is not None
+        ):
+            self.problems.ignored(line)
+
+    def finish(self, out: SliceResult) -> None:
+        return None
+
 
 _PARSERS: dict[str, type[FormatParser]] = {
     FORMAT_CLAUDE_STREAM: ClaudeParser,
@@ -199,7 +230,10 @@ def _plain_iso_ns(raw: str) -> int | None:
 
 def _pandas_ns(raw: str) -> int | None:
     """Nanoseconds since the epoch of any time text pandas reads (naive = UTC); None when it reads
-    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit)."""
+    none, or one outside the nanosecond range (year 1 is a valid pandas time of another unit), or a
+    word pandas special-cases (``now``, ``today``: not the time of the run)."""
+    if not looks_like_iso_time(raw):
+        return None
     try:
         stamp = pd.Timestamp(raw)
         if pd.isna(stamp):
@@ -232,7 +266,7 @@ class _OpenSlice:
         view: memoryview,
         *,
         start: int,
-        content_start: int,
+        content_format: str,
         line: int,
         base_offset: int,
         index: int,
@@ -242,34 +276,85 @@ class _OpenSlice:
         self.out = SliceResult(index=index, offset=base_offset + start, line=line, bytes=0)
         self.problems = Problems()
         self.last_line = line
+        self.lines = 1 if preamble is not None else 0
         self.cmd: list[str] | None = None
         if preamble is not None:
             self.cmd = _cmd_list(preamble.get("cmd"))
             self.out.cmd = " ".join(self.cmd) if self.cmd else None
             _preamble_start(self.out, preamble.get("ts"))
-        log_format = (_format_from_cmd(self.cmd) if self.cmd else None) or _sniff_format(
-            data, view, content_start
-        )
+        log_format, self.out.format_hint = _choose_format(self.cmd, content_format)
         self.out.log_format = log_format
-        self.out.agent_cli = (_cmd_basename(self.cmd) if self.cmd else None) or _CLI_OF_FORMAT.get(log_format)
-        parser_class = _PARSERS.get(log_format)
-        self.parser = parser_class(data, view, self.problems) if parser_class is not None else None
-        self.parser_feed = self.parser.feed if self.parser is not None else None
+        self.out.agent_cli = _CLI_OF_FORMAT.get(log_format) or (_cmd_basename(self.cmd) if self.cmd else None)
+        self.parser = _PARSERS.get(log_format, _UnknownParser)(data, view, self.problems)
+        self.parser_feed = self.parser.feed
+        # Claude result records in a slice of another format still give their cost (docs/sources.md
+        # "Agent logs by content").
+        self.claude_results: ClaudeParser | None = None
+        if not isinstance(self.parser, ClaudeParser):
+            self.claude_results = ClaudeParser(data, view, self.problems)
+
+    def rebind(self, data: bytes, view: memoryview) -> None:
+        """The next chunk of a streamed parse: its parsers read lines from it (line positions are
+        relative to the chunk; slice positions are absolute)."""
+        for parser in (self.parser, self.claude_results):
+            if parser is not None:
+                parser.data, parser.view = data, view
+
+    def blank_lines(self, count: int) -> None:
+        self.lines += count
+        self.problems.ignored_count += count
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
         self.last_line = line
-        if self.parser_feed is not None:
-            self.parser_feed(start, end, line, kind)
+        self.lines += 1
+        if kind == b"result" and self.claude_results is not None:
+            self.claude_results.feed(start, end, line, kind)
+            return
+        self.parser_feed(start, end, line, kind)
 
     def finish(self, end: int, unterminated: bool) -> SliceResult:
         out = self.out
         out.bytes = end - self.start
-        if self.parser is not None:
-            self.parser.finish(out)
+        self.parser.finish(out)
+        extra = self.claude_results
+        if extra is not None and extra.result_records:
+            _take_result_cost(out, extra)
         if out.models is None and self.cmd:
             out.models = _cmd_option(self.cmd, "-m", "--model")
         self.problems.fill(out, self.last_line, unterminated)
+        out.lines = self.lines
         return out
+
+
+def _choose_format(cmd: list[str] | None, content: str) -> tuple[str, str | None]:
+    """The slice's format, chosen by its content (the command is only a hint, used when the content
+    decides nothing), and the hint: the command's program when it names another CLI than the content's
+    (a wrapper script, a mislabelled dispatch), else None."""
+    hinted = _format_from_cmd(cmd) if cmd else None
+    if content == FORMAT_UNKNOWN:
+        return hinted or FORMAT_UNKNOWN, None
+    program = _cmd_basename(cmd) if cmd else None
+    if program is None or program.lower() == _CLI_OF_FORMAT[content]:
+        # The same CLI: its command says which of its output formats (stream-json or json).
+        return (
+            hinted if hinted is not None and _CLI_OF_FORMAT[hinted] == _CLI_OF_FORMAT[content] else content
+        ), None
+    return content, program
+
+
+def _take_result_cost(out: SliceResult, claude: ClaudeParser) -> None:
+    """Cost, tokens and result count of the Claude result records of a slice in another format, when
+    the slice's own parser found no cost (every result record counts; nothing is blended)."""
+    found = SliceResult(index=out.index, offset=out.offset, line=out.line, bytes=out.bytes)
+    claude.finish(found)
+    out.result_records += found.result_records
+    if math.isnan(out.cost_usd) and not math.isnan(found.cost_usd):
+        out.cost_usd, out.cost_kind = found.cost_usd, found.cost_kind
+        for name in TOKEN_FIELDS:
+            setattr(out, name, getattr(found, name))
+        out.models = out.models or found.models
+        if out.format_hint is None:
+            out.format_hint = out.agent_cli
 
 
 def parse_log_bytes(
@@ -281,54 +366,145 @@ def parse_log_bytes(
     a preamble line (the incremental reader resumes at the last slice's start). Line numbers count
     from ``base_line`` and slice indices from ``base_index``, so a resumed parse yields exactly the
     slices a full parse would yield from that offset. Content before the first preamble forms a
-    slice only when it holds a non-blank line.
+    slice only when it holds a non-blank line; blank lines before the first slice belong to it.
     """
-    view = memoryview(data)
-    size = len(data)
-    slices: list[SliceResult] = []
-    current: _OpenSlice | None = None
-    feed = None
-    find = data.find
-    pos = len(UTF8_BOM) if base_offset == 0 and data.startswith(UTF8_BOM) else 0
-    line = base_line
-    while pos < size:
-        newline = find(b"\n", pos)
-        end = size if newline == -1 else newline
-        kind = line_kind(data, pos, end)
-        preamble = None
-        if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
-            preamble = _preamble_record(view, pos, end)
-        if preamble is not None:
-            if current is not None:
-                slices.append(current.finish(pos, unterminated=False))
-            current = _OpenSlice(
-                data,
-                view,
-                start=pos,
-                content_start=end + 1,
-                line=line,
-                base_offset=base_offset,
-                index=base_index + len(slices),
-                preamble=preamble,
-            )
-            feed = current.feed
-        elif feed is not None:
-            feed(pos, end, line, kind)
-        elif NON_SPACE_RE.search(data, pos, end) is not None:
-            current = _OpenSlice(
-                data,
-                view,
-                start=0,
-                content_start=pos,
-                line=base_line,
-                base_offset=base_offset,
-                index=base_index,
-                preamble=None,
-            )
-            feed = current.feed
-            feed(pos, end, line, kind)
-        pos = end + 1
-        line += 1
-    if current is not None:
-        slices.append(current.finish(size, unterminated=size > 0 and data[size - 1] != 0x0A))
-    return slices
+    return parse_log_chunks([data], base_offset=base_offset, base_line=base_line, base_index=base_index)
+
+
+def parse_log_chunks(
+    chunks: Iterable[bytes], *, base_offset: int = 0, base_line: int = 1, base_index: int = 0
+) -> list[SliceResult]:
+    """``parse_log_bytes`` over the bytes of ``chunks`` in order (cut anywhere), holding one chunk and
+    the unfinished lines at a time: the slices are those of the concatenated bytes."""
+    stream = _LogStream(base_offset, base_line, base_index)
+    carry = b""
+    for chunk in chunks:
+        if not chunk:
+            continue
+        buffer = carry + chunk if carry else chunk
+        used = stream.run(buffer, final=False)
+        carry = buffer[used:]
+    stream.run(carry, final=True)
+    return stream.finish()
+
+
+# A log file is read this many bytes at a time (docs/reliability.md "Streaming"); the window doubles
+# only while one line (or the lines that decide a slice's format) does not fit.
+CHUNK_BYTES = 8 << 20
+
+
+def parse_log_file(
+    path: str, offset: int, length: int, *, base_line: int = 1, base_index: int = 0
+) -> tuple[list[SliceResult], int]:
+    """``parse_log_bytes`` of the bytes ``[offset, offset + length)`` of ``path``, read in chunks of
+    ``CHUNK_BYTES`` into one reused buffer (memory holds a chunk, never the file), and the number of
+    bytes parsed (fewer than ``length`` when the file shrank meanwhile). Each chunk is read from the
+    first unfinished line on, so nothing is carried over by copying. OSError propagates."""
+    stream = _LogStream(offset, base_line, base_index)
+    size = CHUNK_BYTES
+    buffer = bytearray(size)
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            want = length - done
+            if want <= size:
+                fh.seek(offset + done)
+                tail = fh.read(want)
+                stream.run(tail, final=True)
+                return stream.finish(), done + len(tail)
+            fh.seek(offset + done)
+            got = fh.readinto(buffer)
+            if got < size:  # the file shrank: what is there is all there is
+                tail = bytes(buffer[:got])
+                stream.run(tail, final=True)
+                return stream.finish(), done + got
+            used = stream.run(buffer, final=False)
+            if used == 0:  # one line longer than the window: a larger one
+                size *= 2
+                buffer = bytearray(size)
+            done += used
+
+
+class _LogStream:
+    """The state of one log's parse between chunks (see ``parse_log_chunks``)."""
+
+    def __init__(self, base_offset: int, base_line: int, base_index: int) -> None:
+        self.base_offset = base_offset
+        self.base_line = base_line
+        self.base_index = base_index
+        self.slices: list[SliceResult] = []
+        self.current: _OpenSlice | None = None
+        self.line = base_line
+        self.leading_blank = 0  # blank lines before the first slice: they belong to it (ignored)
+        self.consumed = 0  # bytes processed so far (relative to base_offset)
+        self.started = False
+        self.last_byte = -1
+
+    def run(self, data: bytes, *, final: bool) -> int:
+        """Process the complete lines of ``data`` (all of it when ``final``), which begins at byte
+        ``consumed``; return how many bytes were processed (the rest is passed again, with more)."""
+        size = len(data)
+        if size:
+            self.last_byte = data[size - 1]
+        limit = size if final else data.rfind(b"\n") + 1
+        pos = 0
+        if not self.started and (final or size >= len(UTF8_BOM)):
+            self.started = True
+            if self.base_offset == 0 and data.startswith(UTF8_BOM):
+                pos = len(UTF8_BOM)
+        elif not self.started:
+            return 0
+        view = memoryview(data)
+        base = self.consumed
+        current = self.current
+        if current is not None:
+            current.rebind(data, view)
+        find = data.find
+        line = self.line
+        while pos < limit:
+            newline = find(b"\n", pos, limit)
+            end = limit if newline == -1 else newline
+            kind = line_kind(data, pos, end)
+            preamble = None
+            if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
+                preamble = _preamble_record(view, pos, end)
+            if preamble is not None or (current is None and NON_SPACE_RE.search(data, pos, end) is not None):
+                content_start = end + 1 if preamble is not None else pos
+                content_format = _sniff_format(data, view, content_start, final)
+                if content_format is None:
+                    break  # the lines that decide the format are in the next chunk
+                if current is not None:
+                    self.slices.append(current.finish(base + pos, unterminated=False))
+                first_blank = preamble is None or (current is None and self.leading_blank > 0)
+                current = _OpenSlice(
+                    data,
+                    view,
+                    start=0 if first_blank else base + pos,
+                    content_format=content_format,
+                    line=self.base_line if first_blank else line,
+                    base_offset=self.base_offset,
+                    index=self.base_index + len(self.slices),
+                    preamble=preamble,
+                )
+                current.blank_lines(self.leading_blank)
+                self.leading_blank = 0
+                if preamble is None:
+                    current.feed(pos, end, line, kind)
+            elif current is not None:
+                current.feed(pos, end, line, kind)
+            else:
+                self.leading_blank += 1
+            pos = end + 1
+            line += 1
+        self.current = current
+        self.line = line
+        used = min(pos, size)
+        self.consumed = base + used
+        return used
+
+    def finish(self) -> list[SliceResult]:
+        if self.current is not None:
+            unterminated = self.consumed > 0 and self.last_byte != 0x0A
+            self.slices.append(self.current.finish(self.consumed, unterminated=unterminated))
+            self.current = None
+        return self.slices

@@ -13,6 +13,7 @@ import pandas as pd
 
 from scorecard_assets.records import SourceStat
 from scorecard_assets.sources.agent_logs.slices import (
+    COST_FORMATS,
     EMPTY_TABLE,
     FORMAT_UNKNOWN,
     TOKEN_FIELDS,
@@ -32,6 +33,8 @@ class RowTotals:
     added one by one so that the sum is the one a parse gives."""
 
     malformed: list[int]
+    lines: list[int]
+    ignored: list[int]
     usage: list[int]
     unknown: list[int]
     problems: list[int]
@@ -49,8 +52,16 @@ class RowTotals:
             usage |= ~np.isnan(columns[name])
         malformed = columns["malformed"]
         problems = (malformed > 0) | (columns["bad_values"] > 0) | ~pd.isna(columns["preamble_problem"])
+        problems |= ~pd.isna(columns["format_hint"])
+        problems |= (
+            np.isin(columns["log_format"], COST_FORMATS)
+            & np.isnan(columns["cost_usd"])
+            & ((columns["assistant_turns"] > 0) | (columns["result_records"] > 0))
+        )
         return cls(
             malformed=running(malformed),
+            lines=running(columns["lines"]),
+            ignored=running(columns["ignored_lines"]),
             usage=running(usage),
             unknown=running(columns["log_format"] == FORMAT_UNKNOWN),
             problems=running(problems),
@@ -67,6 +78,8 @@ class DirTally:
 
     files: int = 0
     slices: int = 0
+    lines: int = 0
+    ignored: int = 0
     malformed: int = 0
     bytes: int = 0
     cost: float | None = None
@@ -79,6 +92,8 @@ class DirTally:
         """Count rows ``[start, stop)`` of the loaded table (in row order)."""
         self.slices += stop - start
         self.malformed += totals.malformed[stop] - totals.malformed[start]
+        self.lines += totals.lines[stop] - totals.lines[start]
+        self.ignored += totals.ignored[stop] - totals.ignored[start]
         self.yields_usage = self.yields_usage or totals.usage[stop] > totals.usage[start]
         self.unknown_format += totals.unknown[stop] - totals.unknown[start]
         for cost in totals.costs[start:stop]:
@@ -90,6 +105,8 @@ class DirTally:
         for s in slices:
             self.slices += 1
             self.malformed += s.malformed
+            self.lines += s.lines
+            self.ignored += s.ignored_lines
             self.yields_usage = self.yields_usage or s.yields_usage()
             self.unknown_format += s.log_format == FORMAT_UNKNOWN
             if not math.isnan(s.cost_usd):
@@ -98,6 +115,13 @@ class DirTally:
 
 def source_stat(host: str, repo: str, runs_dir: Path, tally: DirTally, note: str | None) -> SourceStat:
     notes = [note] if note else []
+    if tally.lines:
+        # docs/reliability.md "Line accounting": read + malformed + ignored = every line
+        read = tally.lines - tally.malformed - tally.ignored
+        notes.append(
+            f"{tally.lines} line(s): {read} read, {tally.malformed} malformed, {tally.ignored} ignored by "
+            "design (blank, record kinds that carry no usage, text in an unrecognised format)"
+        )
     if tally.ignored_names:
         notes.append(f"{tally.ignored_names} file(s) ignored: no issue number in the name")
     if tally.unknown_format:

@@ -263,3 +263,34 @@ def test_a_fifo_among_the_cycle_files_is_unreadable_and_never_opened(
     assert (w.code, w.path) == ("unreadable_file", str(fifo))
     assert "piped.jsonl is not a regular file (a FIFO)" in w.message
     assert [s.rows for s in result.sources] == [0, 1]
+
+
+# --- issue 15: encodings (docs/reliability.md "Encodings") ---
+
+
+def test_a_csv_row_with_invalid_utf8_is_counted_and_warned_never_replaced(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "cycles.csv", [pooled_row(), pooled_row(), pooled_row()])
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b",", b"\xff,", 1)
+    path.write_bytes(b"\n".join(lines))
+    result = read_cycle_files([path])
+    assert len(result.frame) == 2
+    assert not result.frame.astype(str).apply(lambda c: c.str.contains("\ufffd")).any().any()
+    (bad,) = [w for w in result.warnings if w.code == "malformed_line"]
+    assert bad.line == 3 and "UTF-8" in bad.message
+    assert result.sources[0].malformed == 1
+
+
+def test_a_csv_header_with_invalid_utf8_reads_no_row(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "cycles.csv", [pooled_row()])
+    path.write_bytes(b"\xff" + path.read_bytes())
+    result = read_cycle_files([path])
+    assert len(result.frame) == 0
+    assert [w.line for w in result.warnings if w.code == "malformed_line"] == [1]
+
+
+def test_a_lone_surrogate_in_a_jsonl_import_is_kept_and_warned(tmp_path: Path) -> None:
+    text = json.dumps(pooled_row(pm="model-x")).replace("model-x", "model\\ud800x")
+    result = read_cycle_files([write_jsonl(tmp_path / "cycles.jsonl", [text])])
+    assert len(result.frame) == 1 and result.frame["pm"].iloc[0] == "model\ufffdx"
+    assert [w.code for w in result.warnings] == ["text_replaced"]

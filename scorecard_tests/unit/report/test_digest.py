@@ -119,7 +119,7 @@ def test_hostile_names_cannot_add_lines_or_forge_text() -> None:
     lines = digest(repoTotals=totals, drops=drops)
     assert len(lines) == 6
     assert all("\n" not in line and "\r" not in line for line in lines)
-    assert "evil\ufffdmodel \\| 'x'" in lines[1]
+    assert "evil\ufffdmodel | 'x'" in lines[1]  # plain text: no markdown escape
 
 
 def test_missing_keys_still_give_six_lines() -> None:

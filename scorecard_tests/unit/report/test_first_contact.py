@@ -86,7 +86,7 @@ def test_the_journal_column_shows_only_in_a_sidecar_that_records_it() -> None:
 def test_the_warning_count_is_stated_once_with_its_unit() -> None:
     sidecar = make_sidecar(warnings=["a", "b", "c"])
     text = render(sidecar)
-    digest = render_digest(sidecar, report_link="r.md", plain=True)
+    digest = render_digest(sidecar, report_link="r.md")
     assert warning_count_text(3) == "3 data warning(s)"
     assert "3 data warning(s): one line per problem" in text
     assert text.count("\n- ", text.index("## Data warnings")) == 3
@@ -96,12 +96,9 @@ def test_the_warning_count_is_stated_once_with_its_unit() -> None:
 def test_digest_txt_is_plain_text_with_urls_defanged() -> None:
     hostile = "[free credits](https://evil.example) | www.evil.example `x`"
     repo_totals = [with_keys({"repo": "o/r", "model": hostile}, make_rollup(1, 1, costPerDeliveredUsd=1.0))]
-    lines = render_digest(make_sidecar(repoTotals=repo_totals), report_link="file:///r.md", plain=True)
+    lines = render_digest(make_sidecar(repoTotals=repo_totals), report_link="file:///r.md")
     text = "\n".join(lines)
     assert "\\|" not in text and "`" not in text
     assert "https://evil" not in text and "www.evil" not in text
-    assert "hxxps[://]evil.example" in lines[1] and "www[.]evil.example" in lines[1]
+    assert "https[:]//evil.example" in lines[1] and "www[.]evil.example" in lines[1]
     assert lines[5].startswith("🔗 file:///r.md")  # our own link stays usable
-    # the chat form keeps the reference's escapes
-    chat = render_digest(make_sidecar(repoTotals=repo_totals), report_link="r.md")
-    assert "\\|" in chat[1]

@@ -38,7 +38,7 @@ def test_the_report_shows_the_part_only_when_the_sidecar_has_the_pool():
     with_pool = make_sidecar(pairings={**base["pairings"], "sessions": _pool()})
     text = render_markdown(with_pool, regenerate_cmd="make week")
     part = text[text.index(HEADING) :]
-    assert "| 1 | claude-opus → claude-sonnet | 61 |" in part
+    assert "| 1 | `claude-opus` → `claude-sonnet` | 61 |" in part
     assert text.index("### Fleet cycles") < text.index(HEADING) < text.index("## Wall-clock per phase")
     empty = make_sidecar(pairings={**base["pairings"], "sessions": None})
     assert "No session cycles were scored for this window." in render_markdown(empty, regenerate_cmd="x")

@@ -37,6 +37,8 @@ import yaml
 
 from bench.fleets import ensure_fleet, fleet_marker
 from scorecard_assets.config import DEFAULT_ROUTING_PREFIXES, load_config
+from scorecard_assets.decisions.warnings import DECISION_CODES
+from scorecard_assets.github.sync import API_ONLY_WARNING_CODES
 from scorecard_assets.pairings.imported import read_cycle_files
 from scorecard_assets.records import WARNING_CODES, DataWarning
 from scorecard_assets.sample_fleet.generate import FleetExistsError, generate_fleet, main
@@ -1353,11 +1355,12 @@ SAMPLE_ONLY_PAIRS = {
     *(("unreadable_file", asset) for asset in WARNING_CODES["unreadable_file"].assets),
 }
 # The fleet's codes; the session sample is one clean developer (its codes: scorecard_tests/unit/sessions);
-# the batch inputs' warnings are exercised on crafted files (unit/sources/test_batches.py).
+# the batch inputs' warnings are exercised on crafted files (unit/sources/test_batches.py), the
+# decisions' on report assets (assets/test_decisions_assets.py), the API sync's against the fake GitHub.
 ALL_PAIRS = sorted(
     (code, asset)
     for code, spec in WARNING_CODES.items()
-    if code not in SESSION_WARNING_CODES
+    if code not in {*SESSION_WARNING_CODES, *DECISION_CODES, *API_ONLY_WARNING_CODES}
     for asset in spec.assets
     if not asset.startswith("batch_")
 )
@@ -1460,6 +1463,8 @@ BUNDLED_PAIRS = {
     ("model_routing_prefix", "run_table"),  # gateway spellings
     ("moving_tag", "run_table"),  # kimi-latest has no declared alias
     ("cost_estimated", "run_table"),  # the Codex logs carry tokens only
+    ("agent_log_cost_missing", "agent_log_usage"),  # the killed agent's log has no result record
+    ("tier_unknown", "run_table"),  # the infra.core batch ran on a laptop the config does not list
 }
 
 

@@ -108,7 +108,7 @@ def test_report_order_puts_unconfigured_repos_after_configured_ones() -> None:
 def test_cost_estimated_states_its_consequence_only_when_a_delivered_issue_used_an_estimate() -> None:
     import pandas as pd
 
-    from scorecard_assets.scoring.window_warnings import estimated_repos, report_warning_count
+    from scorecard_assets.scoring.window_warnings import estimated_repos
     from scorecard_assets.transform.join import COST_ESTIMATE_SHOWN, cost_estimate_in_window
 
     w = DataWarning(
@@ -132,4 +132,3 @@ def test_cost_estimated_states_its_consequence_only_when_a_delivered_issue_used_
     assert cost_estimate_in_window(w, used=True) == w
     other = warn("moving_tag", "o/a")
     assert cost_estimate_in_window(other, used=False) == other
-    assert report_warning_count([w, w, other], [warn("cycle_import_invalid")]) == 3  # identical ones merge

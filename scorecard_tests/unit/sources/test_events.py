@@ -491,3 +491,20 @@ def test_unverified_exits_of_the_journal_are_listed_beside_the_frame(tmp_path: P
     ]
     (stat,) = result.sources
     assert "3 other scheduler events ignored" in (stat.notes or "")
+
+
+# --- issue 15: words pandas reads as times, lone surrogates ---
+
+
+def test_ts_now_is_a_malformed_line_never_the_current_time(tmp_path: Path) -> None:
+    frame, warnings = read_one(tmp_path, [ev(ts="now"), ev(ts="today"), ev()])
+    assert len(frame) == 1
+    bad = only(warnings, "malformed_line")
+    assert {w.line for w in bad} == {1, 2} and all("'ts'" in w.message for w in bad)
+
+
+def test_a_lone_surrogate_in_an_event_is_kept_and_warned(tmp_path: Path) -> None:
+    line = ev(detail="x").replace('"x"', '"\\udc00"')
+    frame, warnings = read_one(tmp_path, [line])
+    assert len(frame) == 1
+    assert [w.line for w in only(warnings, "text_replaced")] == [1]

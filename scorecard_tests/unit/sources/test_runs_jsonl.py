@@ -539,3 +539,24 @@ def test_a_fifo_in_place_of_runs_jsonl_is_unreadable_and_never_opened(
     assert (w.code, w.host, w.path) == ("unreadable_file", "b", str(fifo))
     assert f"{fifo} is not a regular file (a FIFO)" in w.message
     assert [s.rows for s in result.sources] == [1, 0]
+
+
+# --- issue 15: words pandas reads as times, lone surrogates ---
+
+
+@pytest.mark.parametrize("word", ["now", "today", " Today", "NOW"])
+def test_a_time_word_is_a_malformed_timestamp_never_the_current_time(tmp_path: Path, word: str) -> None:
+    result = read_run_telemetry([host(tmp_path, "h1", [entry(timestamp=word), entry()])])
+    assert result.frame["timestamp"].notna().sum() == 1
+    bad = [w for w in result.warnings if w.code == "malformed_line" and w.line == 1]
+    assert bad and "timestamp" in bad[0].message
+
+
+def test_a_lone_surrogate_escape_is_valid_json_kept_and_warned(tmp_path: Path) -> None:
+    line = entry(model="claude\\ud800x").replace("\\\\ud800", "\\ud800")
+    assert "\\ud800" in line
+    result = read_run_telemetry([host(tmp_path, "h1", [line])])
+    assert len(result.frame) == 1 and result.frame["model"].iloc[0] == "claude\ufffdx"
+    (warning,) = [w for w in result.warnings if w.code == "text_replaced"]
+    assert warning.line == 1 and warning.values["lines"] == 1
+    assert not [w for w in result.warnings if w.code == "malformed_line"]

@@ -376,3 +376,18 @@ def test_a_fifo_in_place_of_issues_json_is_unreadable_without_being_opened(
     (w,) = result.warnings
     assert (w.code, w.repo, w.path) == ("unreadable_file", "acme/api", str(fifo))
     assert f"{fifo} is not a regular file (a FIFO)" in w.message
+
+
+# --- issue 15: times outside the frames' range ---
+
+
+@pytest.mark.parametrize("created", ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2262-04-12T00:00:00Z"])
+def test_a_comment_time_outside_the_representable_range_is_a_malformed_entry(
+    tmp_path: Path, created: str
+) -> None:
+    comments = [comment(10, 5, milestone("plan")), comment(11, 5, milestone("gate"), created)]
+    export(tmp_path, "acme/api", issues=[issue(5)], comments=comments)
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    assert result.frame["comment_id"].tolist() == [10]
+    (bad,) = only(result.warnings, "malformed_line")
+    assert bad.line == 2 and "created_at" in bad.message

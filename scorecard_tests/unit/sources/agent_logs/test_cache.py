@@ -79,24 +79,20 @@ class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.parses: list[tuple[int, int]] = []
         self.reads = 0
-        real_parse = agent_log_reader.parse_log_bytes
-        real_read = agent_log_reader.read_range
+        real_parse = agent_log_reader.parse_log_file
         real_cache_read = agent_log_cache.read_range
 
-        def parse(data: bytes, **kwargs: int) -> list[SliceResult]:
-            self.parses.append((kwargs.get("base_offset", 0), len(data)))
-            return real_parse(data, **kwargs)
-
-        def read(path: Path, offset: int, length: int) -> bytes:
+        def parse(path: str, offset: int, length: int, **kwargs: int) -> tuple[list[SliceResult], int]:
             self.reads += 1
-            return real_read(path, offset, length)
+            slices, parsed = real_parse(path, offset, length, **kwargs)
+            self.parses.append((offset, parsed))
+            return slices, parsed
 
         def cache_read(path: Path, offset: int, length: int) -> bytes:
             self.reads += 1
             return real_cache_read(path, offset, length)
 
-        monkeypatch.setattr(agent_log_reader, "parse_log_bytes", parse)
-        monkeypatch.setattr(agent_log_reader, "read_range", read)
+        monkeypatch.setattr(agent_log_reader, "parse_log_file", parse)
         monkeypatch.setattr(agent_log_cache, "read_range", cache_read)
 
     def reset(self) -> None:

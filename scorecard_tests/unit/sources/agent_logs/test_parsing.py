@@ -471,11 +471,12 @@ def test_ours_hostile_model_names_are_kept_raw_not_stripped_and_do_not_crash(tmp
     result = read_agent_logs(make_cfg(tmp_path, ["h1"], ["acme/api"]))
     row = result.frame.iloc[0]
     assert row["models"] == hostile
-    assert row["agent_cli"] == "claude\x07"
+    assert row["agent_cli"] == "claude"  # the content's CLI; the command is only a hint
     assert row["cost_usd"] == 0.5
     assert row["log_format"] == "claude-json"  # cmd0 is not "claude": the first record (a result) decides
     malformed = by_code(result.warnings, "malformed_line")
-    assert len(malformed) == 1 and malformed[0].values["lines"] == 1
+    # the garbage line, and the result whose usage is a list (a field of the wrong JSON type)
+    assert len(malformed) == 1 and malformed[0].values["lines"] == 2
     for warning in result.warnings:
         assert "\x1b" not in warning.message and "\x00" not in warning.message
 
@@ -712,10 +713,10 @@ def test_format_is_recognised_from_content_without_a_preamble() -> None:
     assert one(codex).log_format == "codex-json"
 
 
-def test_unknown_command_falls_back_to_content_and_keeps_its_basename() -> None:
+def test_a_wrapper_command_is_read_by_its_content_and_kept_as_the_hint() -> None:
     cmd = ["/usr/local/bin/agent-wrapper", "--flag"]
     s = one(log(preamble(cmd=cmd), {"type": "system"}, usage_result(2.0, 1)))
-    assert s.agent_cli == "agent-wrapper"
+    assert s.agent_cli == "claude" and s.format_hint == "agent-wrapper"
     assert s.log_format == "claude-stream-json"
     assert s.cost_usd == 2.0
     assert s.cmd == "/usr/local/bin/agent-wrapper --flag"
@@ -970,11 +971,13 @@ def test_slices_start_times_offsets_lines_and_bytes() -> None:
     assert [s.log_format for s in slices] == ["claude-stream-json", "claude-stream-json", "opencode-json"]
 
 
-def test_blank_lines_before_the_first_preamble_make_no_slice() -> None:
+def test_blank_lines_before_the_first_preamble_belong_to_its_slice() -> None:
     data = b"\n\n" + log(preamble(), usage_result(1.0, 1))
     slices = parse_log_bytes(data)
     assert len(slices) == 1
-    assert slices[0].offset == 2 and slices[0].line == 3
+    # every line is accounted for: the two blank lines are the first slice's (ignored by design)
+    assert slices[0].offset == 0 and slices[0].line == 1
+    assert slices[0].lines == 4 and slices[0].ignored_lines == 2
 
 
 def test_a_preamble_quoted_inside_a_tool_output_is_not_a_boundary() -> None:
@@ -1169,7 +1172,7 @@ def test_malformed_and_out_of_range_warnings_name_the_file_and_line(tmp_path: Pa
     result = read_agent_logs(cfg)
     (malformed,) = [w for w in by_code(result.warnings, "malformed_line") if "line(s)" in w.message]
     assert malformed.path == str(path) and malformed.line == 2 and malformed.issue == 4
-    assert malformed.values == {"lines": 2, "first_lines": "2, 6", "truncated_last_line": True}
+    assert malformed.values == {"lines": 2, "first_lines": "2, 6", "truncated_last_line": True, "field": None}
     assert malformed.count == 2
     (ts_warning,) = [w for w in by_code(result.warnings, "malformed_line") if "preamble" in w.message]
     assert ts_warning.line == 4 and ts_warning.values["ts"] == "later"
@@ -1191,14 +1194,14 @@ def test_unreadable_log_is_reported_and_the_others_still_count(
     folder = runs_dir(tmp_path, "h1", "acme-api")
     (folder / "issue-1.log").write_bytes(_claude_log(1.0))
     (folder / "issue-2.log").write_bytes(_claude_log(2.0))
-    real = agent_log_reader.read_range
+    real = agent_log_reader.parse_log_file
 
-    def failing(path: str | Path, offset: int, length: int) -> bytes:
+    def failing(path: str, offset: int, length: int, **kwargs: int) -> Any:
         if Path(path).name == "issue-1.log":
             raise PermissionError(13, "Permission denied")
-        return real(path, offset, length)
+        return real(path, offset, length, **kwargs)
 
-    monkeypatch.setattr(agent_log_reader, "read_range", failing)
+    monkeypatch.setattr(agent_log_reader, "parse_log_file", failing)
     result = read_agent_logs(cfg)
     assert list(result.frame["issue"]) == [2]
     (warning,) = by_code(result.warnings, "unreadable_file")
