@@ -304,7 +304,7 @@ def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected, 
         what = f"{path} holds no events ({plural(lines, 'line')})"
         out.warnings.append(_events_missing(host, repo, str(path), what))
     out.warnings.extend(journal.warnings)
-    out.warnings.extend(replaced_text_warning(str(path), batch.replaced, asset=ASSET, host=host, repo=repo))
+    out.warnings.extend(replaced_text_warning(str(path), journal.replaced, asset=ASSET, host=host, repo=repo))
     if len(journal.frame):
         out.frames.append(journal.frame)
     out.unverified += [{"host": host, "repo": repo, "issue": n, "ts": ts} for n, ts in journal.unverified]
@@ -356,6 +356,7 @@ class JournalRead:
     unverified: list[tuple[int, str]] = field(default_factory=list)
     problems: list[LineProblem] = field(default_factory=list)  # uncapped, before the warnings
     unknown_lines: dict[str, list[int]] = field(default_factory=dict)
+    replaced: list[int] = field(default_factory=list)  # lines with lone surrogates replaced
 
 
 JournalReader = Callable[[str, str, str, Path], tuple[int, int, bool, JournalRead]]
@@ -475,6 +476,7 @@ def journal_frame(host: str, repo: str, slug: str, batch: JsonlColumns) -> Journ
         unverified=triage.unverified,
         problems=problems,
         unknown_lines=triage.unknown,
+        replaced=batch.replaced,
     )
 
 

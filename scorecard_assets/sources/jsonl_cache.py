@@ -33,7 +33,7 @@ import hashlib
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +109,21 @@ class NewLines:
 
 
 def _extend(into: JsonlColumns, part: JsonlColumns) -> None:
+    """Append ``part`` (the lines after ``into``'s) to ``into``: columns and every list extended,
+    every counter added, whatever accounting ``JsonlColumns`` carries."""
     for name, values in part.columns.items():
         into.columns[name].extend(values)
-    into.line_nos.extend(part.line_nos)
-    into.bad.extend(part.bad)
-    into.lines += part.lines
-    into.blank += part.blank
-    into.filtered += part.filtered
-    into.bytes += part.bytes
+    for f in fields(JsonlColumns):
+        if f.name in _NOT_ADDED:
+            continue
+        mine, theirs = getattr(into, f.name), getattr(part, f.name)
+        if isinstance(mine, list):
+            mine.extend(theirs)
+        elif type(mine) is int:
+            setattr(into, f.name, mine + theirs)
+
+
+_NOT_ADDED = frozenset({"path", "fields", "columns", "records", "end_offset", "first_row"})
 
 
 def read_new_lines(
@@ -378,6 +385,7 @@ def _read_file(
 
 
 _PROBLEM_KEYS = frozenset({"bad", "out_of_range", "wrong_type", "bad_time", "problems"})
+_LINE_LIST_KEYS = frozenset({"replaced"})
 
 
 def _usable_parts(parts: dict[str, Any], template: dict[str, Any]) -> bool:
@@ -391,6 +399,9 @@ def _usable_parts(parts: dict[str, Any], template: dict[str, Any]) -> bool:
                 return False
             if key in _PROBLEM_KEYS:
                 problems_from_json(value)
+            elif key in _LINE_LIST_KEYS:
+                if not all(type(n) is int for n in value):
+                    return False
             elif isinstance(model, int) and value < 0:
                 return False
             elif isinstance(model, list) and not all(
@@ -438,6 +449,7 @@ def _runs_part(host: str) -> Callable[[JsonlColumns], tuple[pd.DataFrame, dict[s
             "out_of_range": problems_json(problems.out_of_range),
             "wrong_type": problems_json(problems.wrong_type),
             "bad_time": problems_json(problems.bad_time),
+            "replaced": list(batch.replaced),
             "lines": batch.lines,
             "blank": batch.blank,
             "bytes": batch.bytes,
@@ -517,6 +529,7 @@ def _summary(path: str, part: dict[str, Any]) -> JsonlColumns:
         columns={},
         line_nos=list(range(part["rows"])),  # only their count is read
         bad=problems_from_json(part["bad"]),
+        replaced=part["replaced"],
     )
     out.lines, out.blank, out.bytes = part["lines"], part["blank"], part["bytes"]
     return out
@@ -541,6 +554,7 @@ def _events_part(
         part = {
             "problems": problems_json(journal.problems),
             "unknown_lines": journal.unknown_lines,
+            "replaced": list(journal.replaced),
             "unverified": [list(pair) for pair in journal.unverified],
             "malformed": journal.malformed_lines,
             "ignored": journal.ignored,
@@ -575,6 +589,7 @@ def read_dispatch_events_cached(
             ignored=part["ignored"],
             unknown=sum(len(v) for v in unknown.values()),
             unverified=[(int(n), str(ts)) for n, ts in part["unverified"]],
+            replaced=part["replaced"],
         )
         return part["lines"], part["bytes"], part["rows"] == 0, journal
 

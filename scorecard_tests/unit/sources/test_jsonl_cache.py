@@ -37,6 +37,7 @@ RUN_LINES = [
     "   ",
     "",
     '{"timestamp":"2026-09-02T00:00:00Z","unit":"issue:3","cache_read_tokens":2e15}',
+    '{"timestamp":"2026-09-02T00:00:00Z","unit":"issue:4","model":"x\\ud800y"}',
 ]
 EVENT_LINES = [
     '{"ts":"2026-09-01T10:00:00Z","event":"spawned","issue":12,"tier":"mid","cmd":"claude -p","unit":"issue:12"}',
@@ -50,6 +51,7 @@ EVENT_LINES = [
     "{broken",
     "",
     "42",
+    '{"ts":"2026-09-01T10:11:00Z","event":"spawned","issue":6,"detail":"a\\udc00b"}',
 ]
 
 
