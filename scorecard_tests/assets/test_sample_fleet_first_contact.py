@@ -32,8 +32,13 @@ BELIEVABLE_WARNINGS = {
     ("run_table", "model_routing_prefix"),
     ("run_table", "moving_tag"),
     ("run_table", "cost_estimated"),
-    ("agent_log_usage", "agent_log_cost_missing"),
-    ("run_table", "tier_unknown"),
+    ("agent_log_usage", "agent_log_cost_missing"),  # the killed agent's log has no result record
+    ("run_table", "tier_unknown"),  # the infra.core batch ran on a laptop the config does not list
+    ("routing_advice", "advice_withheld"),  # only one pairing has enough issues to advise on
+    ("adjusted_effects", "adjusted_fallback"),  # a near-separated logistic fit: the ridge fallback
+    ("session_records", "session_cost_estimated"),  # Claude Code and Codex record tokens, no cost
+    ("session_cycles", "session_cycles_pending"),  # the last days' cycles are still inside 7 days
+    ("session_cycles", "git_unknown_identity"),  # a co-worker's commits in the developer's repo
 }
 HOSTILE = re.compile(r"evil\.example|rm -rf|free credits|\x1b|\u202e|curl |<<<<<<<")
 
