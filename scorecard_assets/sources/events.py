@@ -33,6 +33,7 @@ Contract:
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,18 +188,19 @@ class _Collected:
     unverified: list[dict[str, object]] = field(default_factory=list)
 
 
-def read_dispatch_events(cfg: ScorecardConfig) -> TableResult:
+def read_dispatch_events(cfg: ScorecardConfig, read_journal: JournalReader | None = None) -> TableResult:
     """Every host's journals of every configured repo as one ``schemas.DISPATCH_EVENTS`` frame.
 
     Rows are ordered by host, repo and line number, whatever the order of hosts in the config.
     ``extra`` carries ``lines`` and ``bytes`` read in total, and ``unverified_exit_events``.
+    ``read_journal`` replaces the reading of one journal (``jsonl_cache.py`` resumes at an offset).
     """
     repos = sorted(cfg.repo_names)
     collisions = slug_collisions(repos)
     out = _Collected()
     for host in sorted(cfg.hosts, key=lambda h: h.name):
         with gc_paused():
-            _read_host(host.name, host.dossier_home, repos, collisions, out)
+            _read_host(host.name, host.dossier_home, repos, collisions, out, read_journal or _read_whole)
     frame = pd.concat(out.frames, ignore_index=True) if out.frames else empty_frame(DISPATCH_EVENTS)
     return TableResult(
         frame=frame,
@@ -249,7 +251,12 @@ def _path_warning(
 
 
 def _read_host(
-    host: str, home: Path, repos: list[str], collisions: dict[str, list[str]], out: _Collected
+    host: str,
+    home: Path,
+    repos: list[str],
+    collisions: dict[str, list[str]],
+    out: _Collected,
+    read: JournalReader,
 ) -> None:
     problem = path_problem(home, want_dir=True)
     if problem is not None:
@@ -271,37 +278,42 @@ def _read_host(
                 SourceStat(source=SOURCE, host=host, repo=repo, path=str(path), notes="slug shared; not read")
             )
             continue
-        _read_journal(host, repo, slug, path, out)
+        _read_journal(host, repo, slug, path, out, read)
     _note_unconfigured(host, sched, {sanitize_slug(r) for r in repos}, out)
 
 
-def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected) -> None:
+def _read_whole(host: str, repo: str, slug: str, path: Path) -> tuple[int, int, bool, JournalRead]:
+    """One journal read from its start: (lines, bytes, no decoded object, its rows and warnings)."""
+    batch = read_jsonl(path, READ_FIELDS)
+    return batch.lines, batch.bytes, batch.is_empty, journal_frame(host, repo, slug, batch)
+
+
+def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected, read: JournalReader) -> None:
     stat = SourceStat(source=SOURCE, host=host, repo=repo, path=str(path))
     out.sources.append(stat)
     try:
-        batch = read_jsonl(path, READ_FIELDS)
+        lines, size, is_empty, journal = read(host, repo, slug, path)
     except OSError as exc:
         kind, reason = read_problem(exc)
         out.warnings.append(_path_warning(host, repo, path, kind, reason, is_home=False))
         stat.notes = f"events.jsonl {reason}"
         return
-    out.lines += batch.lines
-    out.bytes += batch.bytes
-    journal = journal_frame(host, repo, slug, batch)
-    if batch.is_empty:
-        what = f"{path} holds no events ({plural(batch.lines, 'line')})"
+    out.lines += lines
+    out.bytes += size
+    if is_empty:
+        what = f"{path} holds no events ({plural(lines, 'line')})"
         out.warnings.append(_events_missing(host, repo, str(path), what))
     out.warnings.extend(journal.warnings)
-    out.warnings.extend(replaced_text_warning(str(path), batch.replaced, asset=ASSET, host=host, repo=repo))
+    out.warnings.extend(replaced_text_warning(str(path), journal.replaced, asset=ASSET, host=host, repo=repo))
     if len(journal.frame):
         out.frames.append(journal.frame)
     out.unverified += [{"host": host, "repo": repo, "issue": n, "ts": ts} for n, ts in journal.unverified]
     stat.files = 1
     stat.rows = len(journal.frame)
     stat.malformed = journal.malformed_lines
-    stat.bytes = batch.bytes
+    stat.bytes = size
     stat.notes = (
-        f"{plural(batch.lines, 'line')}: {len(journal.frame)} scored events kept, "
+        f"{plural(lines, 'line')}: {len(journal.frame)} scored events kept, "
         f"{journal.ignored} other scheduler events ignored, {journal.unknown} with an unknown event name, "
         f"{journal.malformed_lines} malformed"
     )
@@ -342,6 +354,12 @@ class JournalRead:
     ignored: int
     unknown: int
     unverified: list[tuple[int, str]] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)  # uncapped, before the warnings
+    unknown_lines: dict[str, list[int]] = field(default_factory=dict)
+    replaced: list[int] = field(default_factory=list)  # lines with lone surrogates replaced
+
+
+JournalReader = Callable[[str, str, str, Path], tuple[int, int, bool, JournalRead]]
 
 
 @dataclass
@@ -449,18 +467,27 @@ def journal_frame(host: str, repo: str, slug: str, batch: JsonlColumns) -> Journ
         texts,
     )
     problems = [*triage.skipped, *with_consequence(field_problems, FIELD_DROPPED)]
-    warnings = [
-        *malformed_line_warnings(path, problems, asset=ASSET, host=host, repo=repo),
-        *_unknown_event_warnings(host, repo, path, triage.unknown),
-    ]
     return JournalRead(
         frame=frame,
-        warnings=warnings,
+        warnings=journal_warnings(host, repo, path, problems, triage.unknown),
         malformed_lines=len(triage.skipped),
         ignored=triage.ignored,
         unknown=sum(len(lines) for lines in triage.unknown.values()),
         unverified=triage.unverified,
+        problems=problems,
+        unknown_lines=triage.unknown,
+        replaced=batch.replaced,
     )
+
+
+def journal_warnings(
+    host: str, repo: str, path: str, problems: list[LineProblem], unknown: dict[str, list[int]]
+) -> list[DataWarning]:
+    """A journal's warnings from its (uncapped) line problems and its unknown event names' lines."""
+    return [
+        *malformed_line_warnings(path, problems, asset=ASSET, host=host, repo=repo),
+        *_unknown_event_warnings(host, repo, path, unknown),
+    ]
 
 
 def _frame(

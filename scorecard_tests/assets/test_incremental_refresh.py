@@ -89,12 +89,14 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
 
     # one more telemetry line on every host, and an edited comment
     cfg = yaml.safe_load(config.read_text())
+    appended = 0
     for host in cfg["hosts"]:
         runs = Path(host["dossier_home"]) / "runs.jsonl"
         if runs.is_file():
             last = runs.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
             with runs.open("ab") as f:
                 f.write(last + b"\n")
+            appended += len(last) + 1
     repo_dir = next(
         p for p in Path(cfg["github"]["recorded_dir"]).glob("*/*") if (p / "comments.json").is_file()
     )
@@ -107,6 +109,7 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
     assert "run_telemetry" not in _unchanged(third) and "trail_comments" not in _unchanged(third)
     assert {"dispatch_events", "agent_log_usage"} <= _unchanged(third)
     assert _metadata(third, "trail_runs")["issues_recomputed"] == 1, "only the edited issue"
+    assert _metadata(third, "run_telemetry")["bytes_parsed"] == appended, "only the appended lines"
     scratch = tmp_path / "scratch"
     _materialize(scratch, config)
     _assert_same(root, scratch)
@@ -119,6 +122,7 @@ def test_a_second_run_keeps_every_stored_value_and_changed_inputs_give_the_scrat
     fourth = _materialize(root, config)
     assert "run_telemetry" not in _unchanged(fourth)
     assert {"trail_comments", "trail_runs"} <= _unchanged(fourth)
+    assert _metadata(fourth, "run_telemetry")["files_full"] == 1, "the truncated file, read whole"
     shutil.rmtree(scratch)
     _materialize(scratch, config)
     _assert_same(root, scratch)

@@ -26,8 +26,11 @@ from scorecard_assets.sources.batches import (
     read_prep_records,
     read_prep_transcripts,
 )
-from scorecard_assets.sources.events import read_dispatch_events
-from scorecard_assets.sources.runs_jsonl import read_run_telemetry
+from scorecard_assets.sources.jsonl_cache import (
+    ReadStats,
+    read_dispatch_events_cached,
+    read_run_telemetry_cached,
+)
 from scorecard_assets.sources.slugs import sanitize_slug
 from scorecard_assets.sources.trails_recorded import read_recorded_trails
 from scorecard_assets.storage.fingerprints import with_content_hashes
@@ -38,9 +41,12 @@ GROUP = "ingest"
 # Steps that write shared state run one at a time across runs (instance pools, docs/dagster.md "Pools").
 GITHUB_POOL = "github_sync"
 AGENT_LOG_POOL = "agent_log_state"
+JOURNAL_POOL = "journal_offsets"
 GITHUB_CACHE_FILE = "github-trails.sqlite"
 GITHUB_STATE = "github"
 AGENT_LOG_STATE = "agent-logs"
+RUNS_STATE = "runs-offsets"
+EVENTS_STATE = "events-offsets"
 
 
 class TrailSyncConfig(dg.Config):
@@ -86,11 +92,17 @@ def trail_comments(
     return _kept_if_same(context, previous, "trail_comments", result, preview)
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=JOURNAL_POOL, dagster_type=TABLE_VALUE)
 def run_telemetry(
-    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
 ) -> dg.Output[TableResult]:
-    """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column."""
+    """`runs.jsonl` rows (token / cost telemetry) of every host, with a `host` column.
+
+    Only the bytes each file gained since the last read are parsed (read offsets in the state store).
+    """
     cfg = scorecard.load()
     previous = previous_value(io_manager, context)
     record = incremental.built_from(
@@ -99,20 +111,36 @@ def run_telemetry(
         config=incremental.reader_config(cfg, hosts=True),
         inputs=incremental.input_book(incremental.telemetry_paths(cfg), previous_record(previous)),
     )
+    stats: list[ReadStats] = []
+
+    def read() -> TableResult:
+        # docs/incremental.md "Append-only journals: read offsets"
+        with state.store().workspace(RUNS_STATE) as folder:
+            result, done = read_run_telemetry_cached(list(cfg.hosts), folder, code_version("run_telemetry"))
+        stats.append(done)
+        return result
+
     return refresh(
         context,
         previous,
         record,
-        lambda: read_run_telemetry(list(cfg.hosts)),
+        read,
         ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
+        lambda _: stats[-1].metadata(),
     )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=JOURNAL_POOL, dagster_type=TABLE_VALUE)
 def dispatch_events(
-    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
 ) -> dg.Output[TableResult]:
-    """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host."""
+    """Scheduler events the scorecard reads (spawned, redispatched, stalled, fence-written), every host.
+
+    Only the bytes each journal gained since the last read are parsed (read offsets in the state store).
+    """
     cfg = scorecard.load()
     previous = previous_value(io_manager, context)
     record = incremental.built_from(
@@ -123,12 +151,22 @@ def dispatch_events(
             incremental.journal_paths(cfg, sanitize_slug), previous_record(previous)
         ),
     )
+    stats: list[ReadStats] = []
+
+    def read() -> TableResult:
+        # docs/incremental.md "Append-only journals: read offsets"
+        with state.store().workspace(EVENTS_STATE) as folder:
+            result, done = read_dispatch_events_cached(cfg, folder, code_version("dispatch_events"))
+        stats.append(done)
+        return result
+
     return refresh(
         context,
         previous,
         record,
-        lambda: read_dispatch_events(cfg),
+        read,
         ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
+        lambda _: stats[-1].metadata(),
     )
 
 
