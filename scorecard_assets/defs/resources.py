@@ -13,6 +13,7 @@ when ``fetch_trails`` runs, and never stored, logged or put in metadata.
 from __future__ import annotations
 
 import logging
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from pydantic import Field
 from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
 from scorecard_assets.defs.io_manager import TableIOManager
 from scorecard_assets.records import TableResult
+from scorecard_assets.storage.location import is_local
 from scorecard_assets.storage.reports import ReportStore
 from scorecard_assets.storage.settings import state_dir, state_location
 from scorecard_assets.storage.state import StateStore, state_store_at
@@ -49,8 +51,13 @@ class ScorecardResource(dg.ConfigurableResource):
         return load_config(self.config_path or config_path_from_env())
 
     def working_dir(self) -> Path:
-        """The local working folder of this process (temporary material such as a restored git history)."""
-        d = state_dir(self.state_dir)
+        """The local working folder of this process (temporary material such as a restored git
+        history): the state dir on one machine; under the process's temporary directory when the
+        state lives in an object store, since no disk may outlive the run there (docs/storage.md)."""
+        if is_local(state_location()):
+            d = state_dir(self.state_dir)
+        else:
+            d = Path(tempfile.gettempdir()) / "scorecard-work"
         d.mkdir(parents=True, exist_ok=True)
         return d
 

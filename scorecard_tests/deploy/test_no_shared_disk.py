@@ -39,11 +39,12 @@ WEEK = "2026-11-16"  # the sample's latest complete week before its as_of
 RANGE = ("2026-10-26", "2026-11-09")
 RANGE_WEEKS = ("2026-10-26", "2026-11-02", "2026-11-09")
 REPORT_ASSETS = (
-    "model_scorecard,pairing_scores,routing_advice,change_alerts,adjusted_effects,pairing_comparison,"
-    "scorecard_report"
+    "model_scorecard,pairing_scores,session_pairing_scores,routing_advice,change_alerts,adjusted_effects,"
+    "pairing_comparison,batch_amortization,scorecard_report"
 )
 TIMEOUT_S = 900
 CHECK = ("trail_runs", "unusable_at")
+SCRATCH = "scorecard-work"  # ScorecardResource.working_dir under an object store
 
 CHECK_ALONE = f"""
 import json
@@ -175,7 +176,7 @@ def _report_of(files: dict[str, bytes], *locations: str) -> dict[str, object]:
     location replaced by a placeholder, charts by content."""
     sidecar = json.loads(_neutral(files["model-scorecard.json"].decode(), *locations))
     sidecar.pop("generatedAt")
-    for origin in ("fleet", "imported"):
+    for origin in ("fleet", "imported", "sessions"):
         ((sidecar.get("pairings") or {}).get(origin) or {}).get("meta", {}).pop("generated", None)
     markdown = _neutral(files["model-scorecard.md"].decode(), *locations)
     return {
@@ -226,7 +227,7 @@ def test_a_check_runs_alone_in_its_own_process(deployed: dict[str, Process]) -> 
     (line,) = [x for x in deployed["check"].stdout.splitlines() if x.startswith("{")]
     evaluation = json.loads(line)
     assert (evaluation["check"], evaluation["passed"]) == (CHECK[1], False)
-    assert evaluation["count"] >= 2, "it read the value the weekly run stored in S3"
+    assert evaluation["count"] >= 1, "it read the value the weekly run stored in S3"
 
 
 def test_published_reports_equal_a_local_runs(deployed: dict[str, Process], local: Path, s3: S3) -> None:
@@ -262,6 +263,8 @@ def test_nothing_is_written_outside_the_configured_stores(deployed: dict[str, Pr
     for process in deployed.values():
         for name, content in process.files.items():
             assert name.startswith("tmp/"), f"{process.name} wrote {name}"
+            if name.startswith(f"tmp/{SCRATCH}/"):
+                continue  # scratch rebuilt by every run (the sample's restored git histories)
             assert not content or content in uploaded, f"{process.name}: {name} is only on the host"
 
 
