@@ -82,3 +82,23 @@ def unchanged_output(previous: StoredTable, extra: dict[str, Any] | None = None)
         "preview": dg.MetadataValue.md(f"_unchanged: stored version {previous.version} kept_"),
     }
     return dg.Output(previous, metadata={**meta, **(extra or {})})
+
+
+def family_ranking(scored: dict[str, Any] | None) -> tuple[int, dg.MetadataValue | None]:
+    """A scored pool's family pairings for the UI: how many, and their ranking as a table (None when
+    there is none)."""
+    groups = (scored or {}).get("views", {}).get("famCombo", {}).get("groups", [])
+    if not groups:
+        return 0, None
+    rows = [
+        {
+            "rank": g.get("rank"),
+            "pairing": g["label"],
+            "scoreAdj": round(g["scoreAdj"], 1),
+            "interval": "–".join(f"{x:.1f}" for x in g.get("interval") or []),
+            "tie": "≈" if g.get("tie") else "",
+            "judged": g["hjudged"],
+        }
+        for g in groups
+    ]
+    return len(groups), dg.MetadataValue.md(preview_markdown(pd.DataFrame(rows), rows=20))

@@ -17,7 +17,7 @@ import dagster as dg
 import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
-from scorecard_assets.defs.metadata import preview_markdown
+from scorecard_assets.defs.metadata import family_ranking, preview_markdown
 from scorecard_assets.defs.partition_values import partition_output, values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
@@ -200,24 +200,10 @@ def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], 
     result = score_window(inside, window_start=w.start, window_end=w.end, generated=now_iso())
     meta: dict[str, Any] = {"window": f"{w.window_start_date} → {w.window_end_date}"}
     for origin in ("fleet", "imported"):
-        scored = result.get(origin)
-        groups = (scored or {}).get("views", {}).get("famCombo", {}).get("groups", [])
-        meta[f"{origin}_family_pairings"] = len(groups)
-        if groups:
-            rows = [
-                {
-                    "rank": g.get("rank"),
-                    "pairing": g["label"],
-                    "scoreAdj": round(g["scoreAdj"], 1),
-                    "interval": "–".join(f"{x:.1f}" for x in g.get("interval") or []),
-                    "tie": "≈" if g.get("tie") else "",
-                    "judged": g["hjudged"],
-                }
-                for g in groups
-            ]
-            meta[f"{origin}_family_ranking"] = dg.MetadataValue.md(
-                preview_markdown(pd.DataFrame(rows), rows=20)
-            )
+        count, ranking = family_ranking(result.get(origin))
+        meta[f"{origin}_family_pairings"] = count
+        if ranking is not None:
+            meta[f"{origin}_family_ranking"] = ranking
     result_with_warnings = {
         **result,
         "warnings": [x.model_dump() for x in cycles.warnings],

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from scorecard_assets.config import ScorecardConfig
-from scorecard_assets.defs.metadata import preview_markdown, table_output
+from scorecard_assets.defs.metadata import family_ranking, table_output
 from scorecard_assets.defs.partition_values import partition_output
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.report.assets import ONE_RUN_PER_RANGE, _config_dir, _windows, now_iso
@@ -222,27 +222,14 @@ def session_pairing_scores(
     out: dict[str, dict[str, Any]] = {}
     for key, w in windows.items():
         pool = score_sessions_window(cycles, window_start=w.start, window_end=w.end, generated=now_iso())
-        groups = (pool or {}).get("views", {}).get("famCombo", {}).get("groups", [])
+        count, ranking = family_ranking(pool)
         meta: dict[str, Any] = {
             "window": f"{w.window_start_date} → {w.window_end_date}",
             "enabled": cfg.sessions.enabled,
-            "sessions_family_pairings": len(groups),
+            "sessions_family_pairings": count,
         }
-        if groups:
-            rows = [
-                {
-                    "rank": g.get("rank"),
-                    "pairing": g["label"],
-                    "scoreAdj": round(g["scoreAdj"], 1),
-                    "interval": "–".join(f"{x:.1f}" for x in g.get("interval") or []),
-                    "tie": "≈" if g.get("tie") else "",
-                    "judged": g["hjudged"],
-                }
-                for g in groups
-            ]
-            meta["sessions_family_ranking"] = dg.MetadataValue.md(
-                preview_markdown(pd.DataFrame(rows), rows=20)
-            )
+        if ranking is not None:
+            meta["sessions_family_ranking"] = ranking
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = {
             "enabled": cfg.sessions.enabled,
