@@ -135,11 +135,20 @@ def _weighted_medians(cycles: GroupCycles, counts: FloatArray) -> FloatArray:
     return np.where(total > 0, cycles.lat_values[first], np.nan)
 
 
+def resample_sums(counts: FloatArray, per_item: FloatArray) -> FloatArray:
+    """``counts @ per_item`` (resamples x items times items x columns), summed in an order that depends
+    on nothing but the items: NumPy's own loop, not BLAS, whose threads and blocking change the order
+    of the additions with the machine, the thread count and how many resamples are in one chunk. A
+    bootstrap interval is then the same however it is chunked and wherever it runs (about 3x slower
+    than BLAS: 0.2 s for 400 resamples of 20,000 items)."""
+    return np.einsum("ij,jk->ik", counts, per_item)
+
+
 def resampled_axes(
     cycles: GroupCycles, counts: FloatArray
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
     """Raw axes and evidence counts for each row of ``counts`` (resamples x cycles); NaN = null."""
-    sums = counts @ cycles.contributions
+    sums = resample_sums(counts, cycles.contributions)
     s = {name: sums[:, i] for name, i in _COLUMN.items()}
     raw = {
         "shipr": _where(s["hshipJudged"] > 0, 100 * s["hshipped"], s["hshipJudged"]),

@@ -5,13 +5,10 @@ No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
 import dagster as dg
-from github import GithubException
 
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, PUBLISH_POOL, _windows
 from scorecard_assets.defs.resources import GitHubResource, ReportStoreResource, ScorecardResource
-from scorecard_assets.github.client import Redactor, describe_error, make_github, resolve_token
-from scorecard_assets.github.publish import publish_pull_request
 
 
 @dg.asset(
@@ -40,6 +37,13 @@ def report_pull_request(
                 {"published": False, "why": "no pull_request in the config"}, partition_key=key
             )
         return dg.MaterializeResult()
+    # PyGithub is imported on first use: loading the code location should not pay for it
+    # (docs/dagster.md "Start-up cost")
+    from github import GithubException
+
+    from scorecard_assets.github.client import Redactor, describe_error, make_github, resolve_token
+    from scorecard_assets.github.publish import publish_pull_request
+
     store = reports.store(cfg)
     token = resolve_token(github.token_env or cfg.github.token_env)
     gh = make_github(github.settings(cfg), token)
