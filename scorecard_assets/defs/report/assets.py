@@ -8,7 +8,7 @@ that stops inside its week. ``scorecard_report`` publishes in the ``report_publi
 the freshness policy of the Monday report (docs/dagster.md).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,14 @@ REPORT_FRESHNESS = dg.FreshnessPolicy.cron(deadline_cron="0 9 * * 1", lower_boun
 ONE_RUN_PER_RANGE = dg.BackfillPolicy.single_run()
 
 
+def weekly_asset(**kwargs: Any) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
+    """``@dg.asset`` of a weekly report asset: group ``report``, weekly partitions, and one run per
+    range of weeks (docs/dagster.md "Backfills: one run per range"); ``kwargs`` add to these."""
+    return dg.asset(
+        group_name=GROUP, partitions_def=weekly_partitions, backfill_policy=ONE_RUN_PER_RANGE, **kwargs
+    )
+
+
 def _windows(keys: Sequence[str], cfg: ScorecardConfig) -> dict[str, Window]:
     """The window of every week ``keys`` names (the run's partitions, in order); a week past the
     config's ``as_of`` fails the run with one line (nothing is computed or written)."""
@@ -91,12 +99,7 @@ class GuardRunConfig(dg.Config):
     force: bool = False
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def model_scorecard(
     context: dg.AssetExecutionContext,
     config: GuardRunConfig,
@@ -174,12 +177,7 @@ def _model_scorecard_of(
     return sidecar, meta
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def pairing_scores(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: StoredTable
 ) -> Any:
@@ -212,14 +210,7 @@ def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], 
     return result_with_warnings, meta
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"markdown", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-    pool=PUBLISH_POOL,
-    freshness_policy=REPORT_FRESHNESS,
-)
+@weekly_asset(kinds={"markdown", "json"}, pool=PUBLISH_POOL, freshness_policy=REPORT_FRESHNESS)
 def scorecard_report(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,

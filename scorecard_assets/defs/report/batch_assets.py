@@ -8,8 +8,7 @@ from typing import Any
 import dagster as dg
 
 from scorecard_assets.defs.partition_values import partition_output
-from scorecard_assets.defs.partitions import weekly_partitions
-from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, _windows
+from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.scoring.batches import batch_amortization as amortization_of
@@ -20,12 +19,7 @@ from scorecard_assets.storage.tables import StoredTable
 ISO_DAY = "%Y-%m-%dT00:00:00Z"
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def batch_amortization(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,

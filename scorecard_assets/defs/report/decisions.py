@@ -31,7 +31,7 @@ from scorecard_assets.decisions.warnings import ADJUSTED_ASSET, ALERTS_ASSET, RO
 from scorecard_assets.defs.checks import WARNING_RECORDS, weekly_warning_checks
 from scorecard_assets.defs.partition_values import partition_output, values_by_partition
 from scorecard_assets.defs.partitions import PARTITIONS_START, weekly_partitions
-from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, _windows
+from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.report.charts import chart_markdown
@@ -75,12 +75,7 @@ def _overall(routing: dict[str, Any], kind: str) -> str:
 # ---------------------------------------------------------------------------------------- routing
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def routing_advice(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
@@ -131,12 +126,7 @@ def _history(key: str, days: int, mode: str) -> list[Window]:
     return [window_for_partition(k, days=days, mode=mode) for k in weeks_up_to(key)]
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def change_alerts(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
@@ -184,12 +174,7 @@ def _fit_summary(outcome: dict[str, Any] | None) -> str:
     return f"{d['method']}, n = {d['n']}, largest move {d['maxAbsMoved']}"
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def adjusted_effects(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
@@ -221,12 +206,7 @@ def adjusted_effects(
 # ---------------------------------------------------------------------------------------- pairings
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"json"})
 def pairing_comparison(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, pairing_scores: Any
 ) -> Any:
