@@ -18,7 +18,7 @@ import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.defs.metadata import family_ranking, preview_markdown
-from scorecard_assets.defs.partition_values import partition_output, values_by_partition
+from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.pairings.window import score_window, window_rows_filter
@@ -119,13 +119,15 @@ def model_scorecard(
     candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
+
+    def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        sidecar, meta = _model_scorecard_of(
+            cfg, windows[key], baselines[key], candidates, warnings, sources, store
+        )
         sidecar[GUARD_KEY]["force"] = config.force
-        context.add_asset_metadata(meta, partition_key=key)
-        out[key] = sidecar
-    return partition_output(out)
+        return sidecar, meta
+
+    return each_week(context, windows, week)
 
 
 def _model_scorecard_of(
@@ -184,12 +186,7 @@ def pairing_scores(
     """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
     separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
     windows = _windows(context.partition_keys, scorecard.load())
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        value, meta = _pairing_scores_of(w, cycles)
-        context.add_asset_metadata(meta, partition_key=key)
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, windows, lambda key: _pairing_scores_of(windows[key], cycles))
 
 
 def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -20,7 +20,9 @@ from datetime import date, timedelta
 from typing import Any
 
 import dagster as dg
+import pandas as pd
 
+from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
 from scorecard_assets.decisions.alerts import detect_changes, weekly_bins, weekly_observations
 from scorecard_assets.decisions.frontier import frontier_of_rows
@@ -29,7 +31,7 @@ from scorecard_assets.decisions.pairing_compare import compare_pairings
 from scorecard_assets.decisions.routing import advice_of_frontier
 from scorecard_assets.decisions.warnings import ADJUSTED_ASSET, ALERTS_ASSET, ROUTING_ASSET
 from scorecard_assets.defs.checks import WARNING_RECORDS, weekly_warning_checks
-from scorecard_assets.defs.partition_values import partition_output, values_by_partition
+from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import PARTITIONS_START, weekly_partitions
 from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
@@ -86,26 +88,27 @@ def routing_advice(
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
     candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        rows = window_issue_rows(candidates, w)
-        frontier = frontier_of_rows(rows, cfg.decisions)
-        routing = advice_of_frontier(frontier, cfg.decisions, asset=ROUTING_ASSET)
-        harness = harness_view(rows, candidates, cfg.decisions)
-        parts = {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}
-        value = _stored({**parts, "harness": harness.to_sidecar()}, routing.warnings)
-        context.add_asset_metadata(
-            {
-                "window": f"{w.window_start_date} → {w.window_end_date}",
-                "models": _overall(value["routing"], "model"),
-                "pairings": _overall(value["routing"], "pairing"),
-                "advice": _md(advice_section(value) + ["", chart_markdown(frontier_chart_png(value))]),
-                "harness_versions": _md(harness_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, windows, lambda key: _routing_week(cfg, windows[key], candidates))
+
+
+def _routing_week(
+    cfg: ScorecardConfig, w: Window, candidates: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    rows = window_issue_rows(candidates, w)
+    frontier = frontier_of_rows(rows, cfg.decisions)
+    routing = advice_of_frontier(frontier, cfg.decisions, asset=ROUTING_ASSET)
+    harness = harness_view(rows, candidates, cfg.decisions)
+    parts = {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}
+    value = _stored({**parts, "harness": harness.to_sidecar()}, routing.warnings)
+    meta = {
+        "window": f"{w.window_start_date} → {w.window_end_date}",
+        "models": _overall(value["routing"], "model"),
+        "pairings": _overall(value["routing"], "pairing"),
+        "advice": _md(advice_section(value) + ["", chart_markdown(frontier_chart_png(value))]),
+        "harness_versions": _md(harness_section(value)),
+    }
+    return value, meta
 
 
 # ----------------------------------------------------------------------------------------- alerts
@@ -143,25 +146,26 @@ def change_alerts(
     labels = [b.partition_key for b in bins]
     # only the runs that the bins read (started_at inside them) are loaded
     observations = weekly_observations(run_table.read(filter=rows_filter(bins)), bins)
-    out: dict[str, dict[str, Any]] = {}
-    for key in keys:
-        weeks = labels.index(key) + 1
-        seen = observations[observations["week"] < weeks]
-        result = detect_changes(seen, labels[:weeks], cfg.decisions, asset=ALERTS_ASSET)
-        value = _stored({"alerts": result.to_sidecar()}, result.warnings)
-        pngs = trend_chart_pngs(value)
-        context.add_asset_metadata(
-            {
-                "evaluated_week": result.evaluated_week or "",
-                "weeks_read": len(result.weeks),
-                "tested_series": sum(1 for s in result.series if s["tested"]),
-                "alerts": len(result.alerts),
-                "report": _md(alerts_section(value) + ["", chart_markdown(pngs)]),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, keys, lambda key: _alerts_week(cfg, key, labels, observations))
+
+
+def _alerts_week(
+    cfg: ScorecardConfig, key: str, labels: list[str], observations: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value (the test over the bins up to ``key``) and its materialization metadata."""
+    weeks = labels.index(key) + 1
+    seen = observations[observations["week"] < weeks]
+    result = detect_changes(seen, labels[:weeks], cfg.decisions, asset=ALERTS_ASSET)
+    value = _stored({"alerts": result.to_sidecar()}, result.warnings)
+    pngs = trend_chart_pngs(value)
+    meta = {
+        "evaluated_week": result.evaluated_week or "",
+        "weeks_read": len(result.weeks),
+        "tested_series": sum(1 for s in result.series if s["tested"]),
+        "alerts": len(result.alerts),
+        "report": _md(alerts_section(value) + ["", chart_markdown(pngs)]),
+    }
+    return value, meta
 
 
 # --------------------------------------------------------------------------------------- adjusted
@@ -184,23 +188,24 @@ def adjusted_effects(
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
     candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        result = adjusted_of_rows(
-            window_issue_rows(candidates, w), cfg.decisions, run_table=candidates, asset=ADJUSTED_ASSET
-        )
-        value = _stored({"adjusted": result.to_sidecar()}, result.warnings)
-        context.add_asset_metadata(
-            {
-                "window": f"{w.window_start_date} → {w.window_end_date}",
-                "delivered_fit": _fit_summary(result.delivered),
-                "cost_fit": _fit_summary(result.cost),
-                "effects": _md(adjusted_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, windows, lambda key: _adjusted_week(cfg, windows[key], candidates))
+
+
+def _adjusted_week(
+    cfg: ScorecardConfig, w: Window, candidates: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    result = adjusted_of_rows(
+        window_issue_rows(candidates, w), cfg.decisions, run_table=candidates, asset=ADJUSTED_ASSET
+    )
+    value = _stored({"adjusted": result.to_sidecar()}, result.warnings)
+    meta = {
+        "window": f"{w.window_start_date} → {w.window_end_date}",
+        "delivered_fit": _fit_summary(result.delivered),
+        "cost_fit": _fit_summary(result.cost),
+        "effects": _md(adjusted_section(value)),
+    }
+    return value, meta
 
 
 # ---------------------------------------------------------------------------------------- pairings
@@ -215,19 +220,16 @@ def pairing_comparison(
     for the family, model and model + effort views of fleet and imported cycles (docs/decisions.md
     "Pairing comparisons")."""
     keys = list(_windows(context.partition_keys, scorecard.load()))
-    out: dict[str, dict[str, Any]] = {}
-    for key, scores in values_by_partition(keys, pairing_scores).items():
-        result = compare_pairings({"fleet": scores.get("fleet"), "imported": scores.get("imported")})
-        value = _stored({"pairingComparison": result.to_sidecar()}, result.warnings)
-        context.add_asset_metadata(
-            {
-                "comparisons": len(result.comparisons),
-                "report": _md(pairing_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    scores = values_by_partition(keys, pairing_scores)
+    return each_week(context, scores, lambda key: _comparison_week(scores[key]))
+
+
+def _comparison_week(scores: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    result = compare_pairings({"fleet": scores.get("fleet"), "imported": scores.get("imported")})
+    value = _stored({"pairingComparison": result.to_sidecar()}, result.warnings)
+    meta = {"comparisons": len(result.comparisons), "report": _md(pairing_section(value))}
+    return value, meta
 
 
 # ------------------------------------------------------------------------------------------ checks
