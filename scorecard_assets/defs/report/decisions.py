@@ -16,6 +16,7 @@ pushdown), compute every week of a range in one run, and refuse a week past the 
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
@@ -74,6 +75,20 @@ def _overall(routing: dict[str, Any], kind: str) -> str:
     return f"{'best' if entry['advisedIsBest'] else 'route to'} {safe_cell(entry['advised'], code=True)}"
 
 
+def _each_window(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    run_table: StoredTable,
+    week: Callable[[ScorecardConfig, Window, pd.DataFrame], tuple[dict[str, Any], dict[str, Any]]],
+) -> Any:
+    """``week(config, window, candidates)`` for every week of the run, ``candidates`` being the
+    run-table rows that the run's windows can select (read once, predicate pushdown)."""
+    cfg = scorecard.load()
+    windows = _windows(context.partition_keys, cfg)
+    candidates = run_table.read(filter=rows_filter(list(windows.values())))
+    return each_week(context, windows, lambda key: week(cfg, windows[key], candidates))
+
+
 # ---------------------------------------------------------------------------------------- routing
 
 
@@ -85,10 +100,7 @@ def routing_advice(
     intervals, per risk class x tier and overall, models and pairings) and the routing advice: the
     cheapest option a one-sided non-inferiority test shows to be no worse than the best, with the
     expected saving, or no advice and why (docs/decisions.md "Routing advice")."""
-    cfg = scorecard.load()
-    windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    return each_week(context, windows, lambda key: _routing_week(cfg, windows[key], candidates))
+    return _each_window(context, scorecard, run_table, _routing_week)
 
 
 def _routing_week(
@@ -185,10 +197,7 @@ def adjusted_effects(
     """Difficulty-adjusted delivery rate and cost per delivered issue per model (statsmodels GLMs on
     model, repo, risk class, tier, acceptance criteria and files touched; standardised levels with
     intervals beside the raw ones, and the fit's diagnostics) (docs/decisions.md "Adjusted effects")."""
-    cfg = scorecard.load()
-    windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    return each_week(context, windows, lambda key: _adjusted_week(cfg, windows[key], candidates))
+    return _each_window(context, scorecard, run_table, _adjusted_week)
 
 
 def _adjusted_week(
