@@ -3,15 +3,17 @@
 The report assets have ``BackfillPolicy.single_run()``: a backfill (or ``dg launch
 --partition-range``) materializes a whole range of weeks in one run. Dagster's convention, which the
 ``TableIOManager`` follows: for a single partition an asset returns (and its consumers receive) the
-value itself; for a range, a dict keyed by partition key. These two helpers turn either form into
+value itself; for a range, a dict keyed by partition key. These helpers turn either form into
 ``{key: value}`` and back, so an asset body is written once for both
 (docs/dagster.md "Backfills: one run per range").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+import dagster as dg
 
 
 def values_by_partition(keys: Sequence[str], value: Any) -> dict[str, Any]:
@@ -31,3 +33,18 @@ def partition_output(values: Mapping[str, Any]) -> Any:
     if not values:
         raise ValueError("no partition to output")
     return next(iter(values.values())) if len(values) == 1 else dict(values)
+
+
+def each_week(
+    context: dg.AssetExecutionContext,
+    keys: Iterable[str],
+    week: Callable[[str], tuple[Any, dict[str, Any]]],
+) -> Any:
+    """What an asset returns when ``week(key)`` gives each partition's value and its materialization
+    metadata: the metadata is attached to its partition, week by week in the order of ``keys``."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        value, meta = week(key)
+        context.add_asset_metadata(meta, partition_key=key)
+        out[key] = value
+    return partition_output(out)

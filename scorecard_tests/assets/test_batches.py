@@ -8,12 +8,11 @@ import json
 import dagster as dg
 import pytest
 
-from scorecard_assets.definitions import defs
 from scorecard_assets.scoring.sidecar.model import sidecar_problems
 from scorecard_tests.factories import batches as fx
+from scorecard_tests.factories.materialize import base_then_week
 from scorecard_tests.factories.resources import local_resources
 
-ALL_DEFS = [*defs.assets, *defs.asset_checks]  # type: ignore[misc]
 BATCH_INPUTS = ["batch_journal", "batch_logs", "batch_prep", "batch_pull_requests"]
 # the report and every report-group input it reads, from the graph (a new report input joins by itself)
 REPORT_WEEK = dg.AssetSelection.assets("scorecard_report").upstream() & dg.AssetSelection.groups("report")
@@ -23,23 +22,8 @@ REPORT_WEEK = dg.AssetSelection.assets("scorecard_report").upstream() & dg.Asset
 def materialized(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("batches")
     cfg = fx.write_fixture(root / "fleet")
-    resources = local_resources(root, cfg)
-    (root / "home").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
-        ingest = dg.materialize(
-            ALL_DEFS,
-            instance=instance,
-            resources=resources,
-            selection=dg.AssetSelection.groups("ingest", "transform"),
-        )
-        report = dg.materialize(
-            ALL_DEFS,
-            instance=instance,
-            resources=resources,
-            selection=REPORT_WEEK,
-            partition_key=fx.PARTITION,
-        )
-        yield {"ingest": ingest, "report": report, "out": root / "fleet" / "reports"}
+    with base_then_week(root, local_resources(root, cfg), REPORT_WEEK, fx.PARTITION) as run:
+        yield {"ingest": run.base, "report": run.week, "out": root / "fleet" / "reports"}
 
 
 def test_the_batch_inputs_are_read_and_their_checks_pass(materialized: dict) -> None:

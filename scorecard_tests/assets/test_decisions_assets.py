@@ -20,7 +20,6 @@ from scorecard_assets.decisions.config import DecisionsConfig
 from scorecard_assets.decisions.frontier import decision_rows
 from scorecard_assets.decisions.routing import routing_advice as routing_advice_of
 from scorecard_assets.decisions.warnings import DECISION_CODES
-from scorecard_assets.definitions import defs
 from scorecard_assets.defs.io_manager import TableIOManager, value_directory
 from scorecard_assets.defs.report.decisions import (
     change_alerts,
@@ -38,10 +37,10 @@ from scorecard_assets.scoring.sidecar.model import sidecar_problems, validate_si
 from scorecard_assets.scoring.windows import window_for_partition
 from scorecard_assets.storage.tables import write_table
 from scorecard_tests.factories.decisions import run_table, specs_for, week_start
+from scorecard_tests.factories.materialize import base_then_week
 from scorecard_tests.factories.resources import local_resources
 from scorecard_tests.factories.sample_config import sample_config_copy
 
-ALL_DEFS = [*(defs.assets or []), *(defs.asset_checks or [])]
 LATEST = "2026-11-16"  # the sample's latest complete week (as_of 2026-11-23)
 DECISION_ASSETS = ("routing_advice", "change_alerts", "adjusted_effects", "pairing_comparison")
 
@@ -52,23 +51,15 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("decisions-sample")
     out = root / "reports"
     resources = local_resources(root, sample_config_copy(root / "config", output_dir=str(out)))
-    (root / "home").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "home")) as instance:
-        base = dg.materialize(
-            ALL_DEFS,
-            instance=instance,
-            resources=resources,
-            selection=dg.AssetSelection.groups("ingest", "transform"),
-        )
-        report = dg.materialize(
-            ALL_DEFS,
-            instance=instance,
-            resources=resources,
-            selection=dg.AssetSelection.groups("report"),
-            partition_key=LATEST,
-        )
+    with base_then_week(root, resources, dg.AssetSelection.groups("report"), LATEST) as run:
         folder = out / window_for_partition(LATEST, days=30, mode="runs").window_end_date
-        yield {"base": base, "report": report, "folder": folder, "instance": instance, "resources": resources}
+        yield {
+            "base": run.base,
+            "report": run.week,
+            "folder": folder,
+            "instance": run.instance,
+            "resources": resources,
+        }
 
 
 def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:

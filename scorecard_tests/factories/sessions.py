@@ -127,7 +127,10 @@ def assistant(
     completed: int | None = None,
     tools: Iterable[Mapping[str, Any]] = (),
     cost: float | None = None,
+    finish: str | None = None,
+    tokens: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """An OpenCode assistant message's data; the optional keys only when given."""
     data: dict[str, Any] = {"time": {"created": created}}
     if completed is not None:
         data["time"]["completed"] = completed
@@ -138,16 +141,32 @@ def assistant(
         m["variant"] = variant
     data["model"] = m
     data["content"] = list(tools)
+    if finish is not None:
+        data["finish"] = finish
     if cost is not None:
         data["cost"] = cost
+    if tokens is not None:
+        data["tokens"] = dict(tokens)
     return data
 
 
-def tool(name: str, status: str = "completed", error: str | None = None, **inp: Any) -> dict[str, Any]:
-    state: dict[str, Any] = {"status": status, "input": inp, "content": []}
+def tool(
+    name: str,
+    status: str = "completed",
+    error: str | None = None,
+    *,
+    call: str | None = None,
+    output: Iterable[Mapping[str, Any]] = (),
+    metadata: Mapping[str, Any] | None = None,
+    **inp: Any,
+) -> dict[str, Any]:
+    """A tool part (id ``call`` or ``call_<name>``) whose input is ``inp``; ``output`` is its content."""
+    state: dict[str, Any] = {"status": status, "input": inp, "content": list(output)}
     if error is not None:
         state["error"] = {"type": "tool.execution", "message": error}
-    return {"type": "tool", "id": f"call_{name}", "name": name, "state": state}
+    if metadata is not None:
+        state["metadata"] = dict(metadata)
+    return {"type": "tool", "id": call or f"call_{name}", "name": name, "state": state}
 
 
 def section_5_1(path: Path) -> Path:
@@ -164,6 +183,7 @@ def section_5_1(path: Path) -> Path:
         time_created=T0,
         time_updated=T0 + 150000,
     )
+    cart = "/w/shop/src/cart.ts"
     rows = [
         ("msg_1", "user", 0, T0, user(T0, "Plan a fix for the cart rounding bug")),
         (
@@ -171,32 +191,20 @@ def section_5_1(path: Path) -> Path:
             "assistant",
             1,
             T0 + 5000,
-            {
-                "time": {"created": T0 + 5000, "completed": T0 + 40000},
-                "agent": "plan",
-                "model": {"id": "claude-opus-4-6", "providerID": "anthropic", "variant": "high"},
-                "content": [
-                    {
-                        "type": "tool",
-                        "id": "call_1",
-                        "name": "read",
-                        "state": {
-                            "status": "completed",
-                            "input": {"path": "/w/shop/src/cart.ts"},
-                            "content": [],
-                        },
-                    },
+            assistant(
+                T0 + 5000,
+                completed=T0 + 40000,
+                agent="plan",
+                model="claude-opus-4-6",
+                variant="high",
+                tools=[
+                    tool("read", call="call_1", path=cart),
                     {"type": "text", "text": "Plan: round once; add a test."},
                 ],
-                "finish": "stop",
-                "cost": 0.21,
-                "tokens": {
-                    "input": 20000,
-                    "output": 900,
-                    "reasoning": 300,
-                    "cache": {"read": 0, "write": 5000},
-                },
-            },
+                finish="stop",
+                cost=0.21,
+                tokens={"input": 20000, "output": 900, "reasoning": 300, "cache": {"read": 0, "write": 5000}},
+            ),
         ),
         ("msg_3", "user", 2, T0 + 60000, user(T0 + 60000, "Go ahead")),
         (
@@ -204,80 +212,52 @@ def section_5_1(path: Path) -> Path:
             "assistant",
             3,
             T0 + 70000,
-            {
-                "time": {"created": T0 + 70000, "completed": T0 + 90000},
-                "agent": "build",
-                "model": {"id": "claude-sonnet-4-5-20250929", "providerID": "anthropic", "variant": "medium"},
-                "content": [
-                    {
-                        "type": "tool",
-                        "id": "call_2",
-                        "name": "edit",
-                        "state": {
-                            "status": "error",
-                            "input": {
-                                "filePath": "/w/shop/src/cart.ts",
-                                "oldString": "round(sum)",
-                                "newString": "cents(sum)",
-                            },
-                            "content": [],
-                            "error": {"type": "tool.execution", "message": "oldString not found in content"},
-                        },
-                    },
-                    {
-                        "type": "tool",
-                        "id": "call_3",
-                        "name": "edit",
-                        "state": {
-                            "status": "completed",
-                            "input": {
-                                "filePath": "/w/shop/src/cart.ts",
-                                "oldString": "round(total)",
-                                "newString": "cents(total)",
-                            },
-                            "content": [],
-                        },
-                    },
+            assistant(
+                T0 + 70000,
+                completed=T0 + 90000,
+                tools=[
+                    tool(
+                        "edit",
+                        "error",
+                        "oldString not found in content",
+                        call="call_2",
+                        filePath=cart,
+                        oldString="round(sum)",
+                        newString="cents(sum)",
+                    ),
+                    tool(
+                        "edit",
+                        call="call_3",
+                        filePath=cart,
+                        oldString="round(total)",
+                        newString="cents(total)",
+                    ),
                 ],
-                "finish": "tool-calls",
-                "cost": 0.12,
-            },
+                finish="tool-calls",
+                cost=0.12,
+            ),
         ),
         (
             "msg_5",
             "assistant",
             4,
             T0 + 120000,
-            {
-                "time": {"created": T0 + 120000, "completed": T0 + 150000},
-                "agent": "build",
-                "model": {"id": "claude-sonnet-4-5-20250929", "providerID": "anthropic", "variant": "medium"},
-                "content": [
-                    {
-                        "type": "tool",
-                        "id": "call_4",
-                        "name": "write",
-                        "state": {
-                            "status": "completed",
-                            "input": {"filePath": "/w/shop/src/cart.test.ts", "content": "test"},
-                            "content": [],
-                        },
-                    },
-                    {
-                        "type": "tool",
-                        "id": "call_5",
-                        "name": "shell",
-                        "state": {
-                            "status": "completed",
-                            "input": {"command": "npm test"},
-                            "content": [{"type": "text", "text": "2 passed"}],
-                            "metadata": {"exit": 0},
-                        },
-                    },
+            assistant(
+                T0 + 120000,
+                completed=T0 + 150000,
+                tools=[
+                    tool("write", call="call_4", filePath="/w/shop/src/cart.test.ts", content="test"),
+                    tool(
+                        "shell",
+                        call="call_5",
+                        output=[{"type": "text", "text": "2 passed"}],
+                        metadata={"exit": 0},
+                        command="npm test",
+                    ),
                 ],
-                "finish": "tool-calls",
-                "cost": 0.06,
-            },
+                finish="tool-calls",
+                cost=0.06,
+            ),
         ),
     ]
     for mid, mtype, seq, created, data in rows:

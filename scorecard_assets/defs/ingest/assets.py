@@ -4,6 +4,10 @@ No ``from __future__ import annotations`` here: Dagster resolves the run-config 
 from its real annotation.
 """
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import dagster as dg
 
 from scorecard_assets.defs.incremental import (
@@ -104,29 +108,16 @@ def run_telemetry(
     Only the bytes each file gained since the last read are parsed (read offsets in the state store).
     """
     cfg = scorecard.load()
-    previous = previous_value(io_manager, context)
-    record = incremental.built_from(
-        "run_telemetry",
-        code_version("run_telemetry"),
-        config=incremental.reader_config(cfg, hosts=True),
-        inputs=incremental.input_book(incremental.telemetry_paths(cfg), previous_record(previous)),
-    )
-    stats: list[ReadStats] = []
-
-    def read() -> TableResult:
-        # docs/incremental.md "Append-only journals: read offsets"
-        with state.store().workspace(RUNS_STATE) as folder:
-            result, done = read_run_telemetry_cached(list(cfg.hosts), folder, code_version("run_telemetry"))
-        stats.append(done)
-        return result
-
-    return refresh(
+    return _journal_output(
         context,
-        previous,
-        record,
-        read,
-        ["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
-        lambda _: stats[-1].metadata(),
+        io_manager,
+        state,
+        "run_telemetry",
+        config=incremental.reader_config(cfg, hosts=True),
+        paths=incremental.telemetry_paths(cfg),
+        workspace=RUNS_STATE,
+        read_cached=lambda folder, version: read_run_telemetry_cached(list(cfg.hosts), folder, version),
+        preview=["host", "line_no", "timestamp", "unit", "model", "tier", "total_cost_usd", "input_tokens"],
     )
 
 
@@ -142,32 +133,51 @@ def dispatch_events(
     Only the bytes each journal gained since the last read are parsed (read offsets in the state store).
     """
     cfg = scorecard.load()
+    return _journal_output(
+        context,
+        io_manager,
+        state,
+        "dispatch_events",
+        config=incremental.reader_config(cfg, hosts=True, repos=True),
+        paths=incremental.journal_paths(cfg, sanitize_slug),
+        workspace=EVENTS_STATE,
+        read_cached=lambda folder, version: read_dispatch_events_cached(cfg, folder, version),
+        preview=["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
+    )
+
+
+def _journal_output(
+    context: dg.AssetExecutionContext,
+    io_manager: StoredValues,
+    state: StateStoreResource,
+    asset: str,
+    *,
+    config: dict[str, Any],
+    paths: list[Path],
+    workspace: str,
+    read_cached: Callable[[Path, str], tuple[TableResult, ReadStats]],
+    preview: list[str],
+) -> dg.Output[TableResult]:
+    """For the append-only journals: the stored value while ``paths`` are unchanged, else
+    ``read_cached(folder, code version)`` with the read offsets kept in the state store's
+    ``workspace`` and its read statistics as metadata
+    (docs/incremental.md "Append-only journals: read offsets")."""
     previous = previous_value(io_manager, context)
     record = incremental.built_from(
-        "dispatch_events",
-        code_version("dispatch_events"),
-        config=incremental.reader_config(cfg, hosts=True, repos=True),
-        inputs=incremental.input_book(
-            incremental.journal_paths(cfg, sanitize_slug), previous_record(previous)
-        ),
+        asset,
+        code_version(asset),
+        config=config,
+        inputs=incremental.input_book(paths, previous_record(previous)),
     )
     stats: list[ReadStats] = []
 
     def read() -> TableResult:
-        # docs/incremental.md "Append-only journals: read offsets"
-        with state.store().workspace(EVENTS_STATE) as folder:
-            result, done = read_dispatch_events_cached(cfg, folder, code_version("dispatch_events"))
+        with state.store().workspace(workspace) as folder:
+            result, done = read_cached(folder, code_version(asset))
         stats.append(done)
         return result
 
-    return refresh(
-        context,
-        previous,
-        record,
-        read,
-        ["host", "repo", "ts", "event", "issue", "tier", "agent_cli", "is_report_agent"],
-        lambda _: stats[-1].metadata(),
-    )
+    return refresh(context, previous, record, read, preview, lambda _: stats[-1].metadata())
 
 
 @dg.asset(group_name=GROUP, kinds={"pandas"}, pool=AGENT_LOG_POOL, dagster_type=TABLE_VALUE)

@@ -8,7 +8,7 @@ that stops inside its week. ``scorecard_report`` publishes in the ``report_publi
 the freshness policy of the Monday report (docs/dagster.md).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.defs.metadata import family_ranking, preview_markdown
-from scorecard_assets.defs.partition_values import partition_output, values_by_partition
+from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
 from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
 from scorecard_assets.pairings.window import score_window, window_rows_filter
@@ -69,6 +69,14 @@ REPORT_FRESHNESS = dg.FreshnessPolicy.cron(deadline_cron="0 9 * * 1", lower_boun
 ONE_RUN_PER_RANGE = dg.BackfillPolicy.single_run()
 
 
+def weekly_asset(**kwargs: Any) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
+    """``@dg.asset`` of a weekly report asset: group ``report``, weekly partitions, and one run per
+    range of weeks (docs/dagster.md "Backfills: one run per range"); ``kwargs`` add to these."""
+    return dg.asset(
+        group_name=GROUP, partitions_def=weekly_partitions, backfill_policy=ONE_RUN_PER_RANGE, **kwargs
+    )
+
+
 def _windows(keys: Sequence[str], cfg: ScorecardConfig) -> dict[str, Window]:
     """The window of every week ``keys`` names (the run's partitions, in order); a week past the
     config's ``as_of`` fails the run with one line (nothing is computed or written)."""
@@ -91,12 +99,7 @@ class GuardRunConfig(dg.Config):
     force: bool = False
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def model_scorecard(
     context: dg.AssetExecutionContext,
     config: GuardRunConfig,
@@ -116,13 +119,15 @@ def model_scorecard(
     candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        sidecar, meta = _model_scorecard_of(cfg, w, baselines[key], candidates, warnings, sources, store)
+
+    def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        sidecar, meta = _model_scorecard_of(
+            cfg, windows[key], baselines[key], candidates, warnings, sources, store
+        )
         sidecar[GUARD_KEY]["force"] = config.force
-        context.add_asset_metadata(meta, partition_key=key)
-        out[key] = sidecar
-    return partition_output(out)
+        return sidecar, meta
+
+    return each_week(context, windows, week)
 
 
 def _model_scorecard_of(
@@ -174,24 +179,14 @@ def _model_scorecard_of(
     return sidecar, meta
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def pairing_scores(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: StoredTable
 ) -> Any:
     """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
     separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
     windows = _windows(context.partition_keys, scorecard.load())
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        value, meta = _pairing_scores_of(w, cycles)
-        context.add_asset_metadata(meta, partition_key=key)
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, windows, lambda key: _pairing_scores_of(windows[key], cycles))
 
 
 def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -212,14 +207,7 @@ def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], 
     return result_with_warnings, meta
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"markdown", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-    pool=PUBLISH_POOL,
-    freshness_policy=REPORT_FRESHNESS,
-)
+@weekly_asset(kinds={"markdown", "json"}, pool=PUBLISH_POOL, freshness_policy=REPORT_FRESHNESS)
 def scorecard_report(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,

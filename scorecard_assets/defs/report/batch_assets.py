@@ -7,9 +7,8 @@ from typing import Any
 
 import dagster as dg
 
-from scorecard_assets.defs.partition_values import partition_output
-from scorecard_assets.defs.partitions import weekly_partitions
-from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, _windows
+from scorecard_assets.defs.partition_values import each_week
+from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.scoring.batches import batch_amortization as amortization_of
@@ -20,12 +19,7 @@ from scorecard_assets.storage.tables import StoredTable
 ISO_DAY = "%Y-%m-%dT00:00:00Z"
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas"})
 def batch_amortization(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
@@ -45,8 +39,9 @@ def batch_amortization(
     inputs = (batch_journal, batch_logs, batch_prep, batch_pull_requests)
     comments, prs = trail_comments.frame, batch_pull_requests.frame
     journal, logs, prep = batch_journal.frame, batch_logs.frame, batch_prep.frame
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
+
+    def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        w = windows[key]
         value = amortization_of(
             start=w.start.strftime(ISO_DAY),
             end=w.end.strftime(ISO_DAY),
@@ -61,16 +56,14 @@ def batch_amortization(
         value["warnings"] = [
             x.model_dump() for x in _applicable([w for t in inputs for w in t.warnings], with_batches)
         ]
-        context.add_asset_metadata(
-            {
-                "batches": len(value["batches"]),
-                "shipped_batches": sum(1 for r in value["batches"] if r["outcome"] == "shipped"),
-                "summary_rows": len(value["summary"]),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+        meta = {
+            "batches": len(value["batches"]),
+            "shipped_batches": sum(1 for r in value["batches"] if r["outcome"] == "shipped"),
+            "summary_rows": len(value["summary"]),
+        }
+        return value, meta
+
+    return each_week(context, windows, week)
 
 
 def _applicable(warnings: list[DataWarning], repos_with_batches: set[str]) -> list[DataWarning]:

@@ -16,11 +16,14 @@ pushdown), compute every week of a range in one run, and refuse a week past the 
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
 import dagster as dg
+import pandas as pd
 
+from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.decisions.adjusted import adjusted_of_rows
 from scorecard_assets.decisions.alerts import detect_changes, weekly_bins, weekly_observations
 from scorecard_assets.decisions.frontier import frontier_of_rows
@@ -29,9 +32,9 @@ from scorecard_assets.decisions.pairing_compare import compare_pairings
 from scorecard_assets.decisions.routing import advice_of_frontier
 from scorecard_assets.decisions.warnings import ADJUSTED_ASSET, ALERTS_ASSET, ROUTING_ASSET
 from scorecard_assets.defs.checks import WARNING_RECORDS, weekly_warning_checks
-from scorecard_assets.defs.partition_values import partition_output, values_by_partition
+from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import PARTITIONS_START, weekly_partitions
-from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, _windows
+from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.report.charts import chart_markdown
@@ -72,15 +75,24 @@ def _overall(routing: dict[str, Any], kind: str) -> str:
     return f"{'best' if entry['advisedIsBest'] else 'route to'} {safe_cell(entry['advised'], code=True)}"
 
 
+def _each_window(
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    run_table: StoredTable,
+    week: Callable[[ScorecardConfig, Window, pd.DataFrame], tuple[dict[str, Any], dict[str, Any]]],
+) -> Any:
+    """``week(config, window, candidates)`` for every week of the run, ``candidates`` being the
+    run-table rows that the run's windows can select (read once, predicate pushdown)."""
+    cfg = scorecard.load()
+    windows = _windows(context.partition_keys, cfg)
+    candidates = run_table.read(filter=rows_filter(list(windows.values())))
+    return each_week(context, windows, lambda key: week(cfg, windows[key], candidates))
+
+
 # ---------------------------------------------------------------------------------------- routing
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def routing_advice(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
@@ -88,29 +100,27 @@ def routing_advice(
     intervals, per risk class x tier and overall, models and pairings) and the routing advice: the
     cheapest option a one-sided non-inferiority test shows to be no worse than the best, with the
     expected saving, or no advice and why (docs/decisions.md "Routing advice")."""
-    cfg = scorecard.load()
-    windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        rows = window_issue_rows(candidates, w)
-        frontier = frontier_of_rows(rows, cfg.decisions)
-        routing = advice_of_frontier(frontier, cfg.decisions, asset=ROUTING_ASSET)
-        harness = harness_view(rows, candidates, cfg.decisions)
-        parts = {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}
-        value = _stored({**parts, "harness": harness.to_sidecar()}, routing.warnings)
-        context.add_asset_metadata(
-            {
-                "window": f"{w.window_start_date} → {w.window_end_date}",
-                "models": _overall(value["routing"], "model"),
-                "pairings": _overall(value["routing"], "pairing"),
-                "advice": _md(advice_section(value) + ["", chart_markdown(frontier_chart_png(value))]),
-                "harness_versions": _md(harness_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return _each_window(context, scorecard, run_table, _routing_week)
+
+
+def _routing_week(
+    cfg: ScorecardConfig, w: Window, candidates: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    rows = window_issue_rows(candidates, w)
+    frontier = frontier_of_rows(rows, cfg.decisions)
+    routing = advice_of_frontier(frontier, cfg.decisions, asset=ROUTING_ASSET)
+    harness = harness_view(rows, candidates, cfg.decisions)
+    parts = {"frontier": frontier.to_sidecar(), "routing": routing.to_sidecar()}
+    value = _stored({**parts, "harness": harness.to_sidecar()}, routing.warnings)
+    meta = {
+        "window": f"{w.window_start_date} → {w.window_end_date}",
+        "models": _overall(value["routing"], "model"),
+        "pairings": _overall(value["routing"], "pairing"),
+        "advice": _md(advice_section(value) + ["", chart_markdown(frontier_chart_png(value))]),
+        "harness_versions": _md(harness_section(value)),
+    }
+    return value, meta
 
 
 # ----------------------------------------------------------------------------------------- alerts
@@ -131,12 +141,7 @@ def _history(key: str, days: int, mode: str) -> list[Window]:
     return [window_for_partition(k, days=days, mode=mode) for k in weeks_up_to(key)]
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def change_alerts(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
@@ -153,25 +158,26 @@ def change_alerts(
     labels = [b.partition_key for b in bins]
     # only the runs that the bins read (started_at inside them) are loaded
     observations = weekly_observations(run_table.read(filter=rows_filter(bins)), bins)
-    out: dict[str, dict[str, Any]] = {}
-    for key in keys:
-        weeks = labels.index(key) + 1
-        seen = observations[observations["week"] < weeks]
-        result = detect_changes(seen, labels[:weeks], cfg.decisions, asset=ALERTS_ASSET)
-        value = _stored({"alerts": result.to_sidecar()}, result.warnings)
-        pngs = trend_chart_pngs(value)
-        context.add_asset_metadata(
-            {
-                "evaluated_week": result.evaluated_week or "",
-                "weeks_read": len(result.weeks),
-                "tested_series": sum(1 for s in result.series if s["tested"]),
-                "alerts": len(result.alerts),
-                "report": _md(alerts_section(value) + ["", chart_markdown(pngs)]),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return each_week(context, keys, lambda key: _alerts_week(cfg, key, labels, observations))
+
+
+def _alerts_week(
+    cfg: ScorecardConfig, key: str, labels: list[str], observations: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value (the test over the bins up to ``key``) and its materialization metadata."""
+    weeks = labels.index(key) + 1
+    seen = observations[observations["week"] < weeks]
+    result = detect_changes(seen, labels[:weeks], cfg.decisions, asset=ALERTS_ASSET)
+    value = _stored({"alerts": result.to_sidecar()}, result.warnings)
+    pngs = trend_chart_pngs(value)
+    meta = {
+        "evaluated_week": result.evaluated_week or "",
+        "weeks_read": len(result.weeks),
+        "tested_series": sum(1 for s in result.series if s["tested"]),
+        "alerts": len(result.alerts),
+        "report": _md(alerts_section(value) + ["", chart_markdown(pngs)]),
+    }
+    return value, meta
 
 
 # --------------------------------------------------------------------------------------- adjusted
@@ -184,49 +190,37 @@ def _fit_summary(outcome: dict[str, Any] | None) -> str:
     return f"{d['method']}, n = {d['n']}, largest move {d['maxAbsMoved']}"
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"pandas", "json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"pandas", "json"})
 def adjusted_effects(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
 ) -> Any:
     """Difficulty-adjusted delivery rate and cost per delivered issue per model (statsmodels GLMs on
     model, repo, risk class, tier, acceptance criteria and files touched; standardised levels with
     intervals beside the raw ones, and the fit's diagnostics) (docs/decisions.md "Adjusted effects")."""
-    cfg = scorecard.load()
-    windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    out: dict[str, dict[str, Any]] = {}
-    for key, w in windows.items():
-        result = adjusted_of_rows(
-            window_issue_rows(candidates, w), cfg.decisions, run_table=candidates, asset=ADJUSTED_ASSET
-        )
-        value = _stored({"adjusted": result.to_sidecar()}, result.warnings)
-        context.add_asset_metadata(
-            {
-                "window": f"{w.window_start_date} → {w.window_end_date}",
-                "delivered_fit": _fit_summary(result.delivered),
-                "cost_fit": _fit_summary(result.cost),
-                "effects": _md(adjusted_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    return _each_window(context, scorecard, run_table, _adjusted_week)
+
+
+def _adjusted_week(
+    cfg: ScorecardConfig, w: Window, candidates: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    result = adjusted_of_rows(
+        window_issue_rows(candidates, w), cfg.decisions, run_table=candidates, asset=ADJUSTED_ASSET
+    )
+    value = _stored({"adjusted": result.to_sidecar()}, result.warnings)
+    meta = {
+        "window": f"{w.window_start_date} → {w.window_end_date}",
+        "delivered_fit": _fit_summary(result.delivered),
+        "cost_fit": _fit_summary(result.cost),
+        "effects": _md(adjusted_section(value)),
+    }
+    return value, meta
 
 
 # ---------------------------------------------------------------------------------------- pairings
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"json"},
-    backfill_policy=ONE_RUN_PER_RANGE,
-)
+@weekly_asset(kinds={"json"})
 def pairing_comparison(
     context: dg.AssetExecutionContext, scorecard: ScorecardResource, pairing_scores: Any
 ) -> Any:
@@ -235,19 +229,16 @@ def pairing_comparison(
     for the family, model and model + effort views of fleet and imported cycles (docs/decisions.md
     "Pairing comparisons")."""
     keys = list(_windows(context.partition_keys, scorecard.load()))
-    out: dict[str, dict[str, Any]] = {}
-    for key, scores in values_by_partition(keys, pairing_scores).items():
-        result = compare_pairings({"fleet": scores.get("fleet"), "imported": scores.get("imported")})
-        value = _stored({"pairingComparison": result.to_sidecar()}, result.warnings)
-        context.add_asset_metadata(
-            {
-                "comparisons": len(result.comparisons),
-                "report": _md(pairing_section(value)),
-            },
-            partition_key=key,
-        )
-        out[key] = value
-    return partition_output(out)
+    scores = values_by_partition(keys, pairing_scores)
+    return each_week(context, scores, lambda key: _comparison_week(scores[key]))
+
+
+def _comparison_week(scores: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One week's stored value and its materialization metadata."""
+    result = compare_pairings({"fleet": scores.get("fleet"), "imported": scores.get("imported")})
+    value = _stored({"pairingComparison": result.to_sidecar()}, result.warnings)
+    meta = {"comparisons": len(result.comparisons), "report": _md(pairing_section(value))}
+    return value, meta
 
 
 # ------------------------------------------------------------------------------------------ checks

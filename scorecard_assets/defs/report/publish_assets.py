@@ -6,19 +6,11 @@ No ``from __future__ import annotations``: Dagster reads the real annotations.
 
 import dagster as dg
 
-from scorecard_assets.defs.partitions import weekly_partitions
-from scorecard_assets.defs.report.assets import GROUP, ONE_RUN_PER_RANGE, PUBLISH_POOL, _windows
+from scorecard_assets.defs.report.assets import PUBLISH_POOL, _windows, weekly_asset
 from scorecard_assets.defs.resources import GitHubResource, ReportStoreResource, ScorecardResource
 
 
-@dg.asset(
-    group_name=GROUP,
-    partitions_def=weekly_partitions,
-    kinds={"github"},
-    deps=["scorecard_report"],
-    backfill_policy=ONE_RUN_PER_RANGE,
-    pool=PUBLISH_POOL,
-)
+@weekly_asset(kinds={"github"}, deps=["scorecard_report"], pool=PUBLISH_POOL)
 def report_pull_request(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
