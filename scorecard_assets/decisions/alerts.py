@@ -166,8 +166,9 @@ def weekly_observations(run_table: pd.DataFrame, bins: Sequence[Window]) -> pd.D
     versions = _run_versions(run_table)
     frames = []
     for week, b in enumerate(bins):
-        rows = issue_rows(select_runs(run_table, b), b)
-        if rows.empty:
+        selected = select_runs(run_table, b)
+        rows = issue_rows(selected, b) if len(selected) else None
+        if rows is None or rows.empty:
             continue
         keys = list(zip(rows["repo"], rows["issue"], rows["canonicalRunId"], strict=True))
         frames.append(

@@ -699,7 +699,11 @@ def decisions_chart_pngs(decisions: Row) -> dict[str, bytes]:
 
 
 def frontier_chart_png(decisions: Row) -> dict[str, bytes]:
-    """``{FRONTIER_PNG: bytes}``: the whole window's frontier chart alone (the routing asset's UI)."""
+    """``{FRONTIER_PNG: bytes}``: the whole window's frontier chart alone (the routing asset's UI);
+    nothing when no option of either kind can be plotted (a chart of two empty panels says nothing,
+    and drawing it is most of an empty week's report cost)."""
+    if not any(_plottable(s) for s in _overall_segments(decisions).values()):
+        return {}
     with _chart_context():
         return {FRONTIER_PNG: _png(frontier_figure(decisions))}
 
@@ -739,7 +743,6 @@ def frontier_figure(decisions: Row) -> Any:
     in each panel's legend box."""
     from matplotlib.figure import Figure
 
-    frontier = decisions.get("frontier") if isinstance(decisions.get("frontier"), dict) else {}
     routing = decisions.get("routing") if isinstance(decisions.get("routing"), dict) else {}
     advised = {
         e.get("kind"): e.get("advised")
@@ -749,20 +752,31 @@ def frontier_figure(decisions: Row) -> Any:
     fig = Figure(figsize=(13.0, 5.8), dpi=DPI, layout="constrained")
     fig.suptitle("Spend per delivered issue vs delivery rate, whole window (90 % intervals)")
     axes = fig.subplots(1, 2, squeeze=False)[0]
-    segments = {
-        s.get("kind"): s for s in dict_rows(frontier.get("segments")) if s.get("segment") == "overall"
-    }
+    segments = _overall_segments(decisions)
     for ax, (kind, title) in zip(axes, (("model", "Models"), ("pairing", "Pairings")), strict=True):
         _frontier_panel(ax, title, segments.get(kind), advised.get(kind))
     return fig
 
 
+def _overall_segments(decisions: Row) -> dict[object, Row]:
+    """The whole-window frontier segment of each kind (model, pairing)."""
+    frontier = decisions.get("frontier") if isinstance(decisions.get("frontier"), dict) else {}
+    return {s.get("kind"): s for s in dict_rows(frontier.get("segments")) if s.get("segment") == "overall"}
+
+
+def _plottable(segment: Row | None) -> list[Row]:
+    """The options of a segment that have a frontier share and a spend per delivered issue."""
+    return [
+        o
+        for o in dict_rows((segment or {}).get("options"))
+        if as_number(o.get("frontierShare")) is not None
+        and as_number(o.get("spendPerDeliveredUsd")) is not None
+    ]
+
+
 def _frontier_panel(ax: Any, title: str, segment: Row | None, advised: object) -> None:
     ax.set_title(title)
-    options = [
-        o for o in dict_rows((segment or {}).get("options")) if as_number(o.get("frontierShare")) is not None
-    ]
-    options = [o for o in options if as_number(o.get("spendPerDeliveredUsd")) is not None]
+    options = _plottable(segment)
     if not options:
         ax.set_axis_off()
         ax.text(0.5, 0.5, "no option with enough runs and a cost", ha="center", va="center", color="#555555")

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
 
 import dagster as dg
 
+from scorecard_assets.config import load_config
 from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
+from scorecard_assets.defs.partitions import PARTITIONS_START, partitions_end, weekly_partitions
 from scorecard_assets.defs.report.decisions import WEEKLY_WARNING_CHECK_ASSETS
 from scorecard_assets.records import WARNING_CODES, warnings_for
+from scorecard_assets.scoring.windows import latest_complete_partition
+from scorecard_tests.factories.sample_config import sample_config_copy
 
 GROUPS = {
     "ingest": {
@@ -150,7 +158,43 @@ def test_schedule_tick_targets_the_week_that_just_ended() -> None:
     schedule = defs.resolve_schedule_def("weekly_scorecard_schedule")
     with dg.instance_for_test() as instance:
         ctx = dg.build_schedule_context(
-            instance=instance, scheduled_execution_time=datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+            instance=instance, scheduled_execution_time=datetime(2026, 11, 23, 6, 0, tzinfo=UTC)
         )
         data = schedule.evaluate_tick(ctx)
-    assert data.run_requests and data.run_requests[0].partition_key == "2026-11-23"
+    assert data.run_requests and data.run_requests[0].partition_key == "2026-11-16"
+
+
+def test_partitions_end_with_the_last_week_the_configs_as_of_covers() -> None:
+    """Issue 16: the UI offers no week past the data. The bundled sample's as_of is 2026-11-23, so
+    its last week is 2026-11-16; a config without as_of leaves the set open (docs/dagster.md
+    "Partitions")."""
+    keys = weekly_partitions.get_partition_keys()
+    assert keys[0] == PARTITIONS_START and keys[-1] == "2026-11-16"
+    for asset in ("model_scorecard", "scorecard_report", "routing_advice"):
+        spec = defs.resolve_assets_def(asset)
+        assert spec.partitions_def is not None
+        assert spec.partitions_def.get_partition_keys()[-1] == "2026-11-16"
+    assert partitions_end(None) is None
+    assert partitions_end(date(2026, 11, 23)) == "2026-11-23"  # a Monday: the week just ended is the last
+    assert partitions_end(date(2026, 11, 25)) == "2026-11-23"
+    assert partitions_end(date(2026, 11, 22)) == "2026-11-16"
+
+
+def test_a_config_without_as_of_leaves_the_partitions_open(tmp_path: Path) -> None:
+    cfg = sample_config_copy(tmp_path, as_of=None)
+    assert load_config(cfg).as_of is None
+    probe = (
+        "from scorecard_assets.defs.partitions import weekly_partitions as w\n"
+        "print(w.get_partition_keys()[-1])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCORECARD_", "DAGSTER_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**env, "SCORECARD_CONFIG": str(cfg)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == latest_complete_partition(datetime.now(UTC).date())

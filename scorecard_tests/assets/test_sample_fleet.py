@@ -366,24 +366,28 @@ def _report_on(
     return res, guard
 
 
+EMPTY_WEEK = "2026-11-09"  # window 2026-10-17 .. 2026-11-15; its previous window holds runs
+
+
 def _empty_window_snapshot(fleet_env: dict) -> TableResult:
-    """A snapshot whose runs all ended before week 2026-11-23's window: that window is empty, the
+    """A snapshot whose runs all ended before week EMPTY_WEEK's window: that window is empty, the
     previous one is not."""
     full = _load(fleet_env, "run_table")
-    cut = pd.Timestamp("2026-10-25T00:00:00Z")
+    cut = pd.Timestamp("2026-10-11T00:00:00Z")
     frame = full.frame[full.frame["started_at"] < cut].reset_index(drop=True)
     return TableResult(frame=frame, warnings=[], sources=[], extra={})
 
 
 def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp_path: Path) -> None:
-    key = "2026-11-23"  # window 2026-10-31 .. 2026-11-29; its previous window holds runs
+    key = EMPTY_WEEK
     out = fleet_env["out"]
     previous_latest = _ensure_latest(fleet_env)
+    published = _files(out)
     res, guard = _report_on(fleet_env, _empty_window_snapshot(fleet_env), key)
     assert not res.success
     assert not guard.passed and guard.severity == dg.AssetCheckSeverity.ERROR
     assert "previous window" in (guard.description or "")
-    assert not (out / "2026-11-29").exists()
+    assert _files(out) == published
     assert _files(out / "latest") == previous_latest
     materialized = {e.asset_key.to_user_string() for e in res.get_asset_materialization_events()}
     assert "model_scorecard" in materialized and "scorecard_report" not in materialized
@@ -392,7 +396,7 @@ def test_guard_blocks_an_empty_window_after_a_non_empty_one(fleet_env: dict, tmp
 def test_materializing_the_report_alone_cannot_bypass_the_guard(fleet_env: dict) -> None:
     """The UI's "Materialize selected" on scorecard_report (or a backfill of only that asset) over a
     model_scorecard the guard refused must fail too, and leave every published file as it was."""
-    key = "2026-11-23"
+    key = EMPTY_WEEK
     out = fleet_env["out"]
     _ensure_latest(fleet_env)
     published = _files(out)
@@ -404,7 +408,7 @@ def test_materializing_the_report_alone_cannot_bypass_the_guard(fleet_env: dict)
     assert not alone.get_asset_check_evaluations(), "the guard check was not part of this run"
     failure = _step_failure(alone, "scorecard_report")
     assert failure.startswith(
-        "Window 2026-10-31 → 2026-11-29 has no issue rows while the previous window had"
+        "Window 2026-10-17 → 2026-11-15 has no issue rows while the previous window had"
     )
     assert "the last good one stays in place. Check: that trail_comments synced every repo" in failure
     assert _files(out) == published
@@ -646,13 +650,30 @@ def test_a_range_of_weeks_in_one_run_publishes_what_one_run_per_week_does(
 
 
 def test_a_week_past_the_configs_as_of_is_refused_in_one_line(fleet_env: dict) -> None:
-    """The UI offers every week up to the last complete one; the sample's data stops at its as_of
-    (2026-11-23), so the week of 2026-11-23 is refused before anything is computed or published."""
+    """The partitions end at the as_of of the process's config; a run given another config (a
+    resource's ``config_path``) whose as_of is earlier refuses the weeks past it before anything is
+    computed or published."""
+    current = fleet_env["resources"]["scorecard"]
+    earlier = Path(current.config_path).with_name("scorecard-as-of-2026-11-16.yaml")
+    text = Path(current.config_path).read_text(encoding="utf-8")
+    assert "as_of: 2026-11-23" in text
+    earlier.write_text(text.replace("as_of: 2026-11-23", "as_of: 2026-11-16"), encoding="utf-8")
+    resources = {
+        **fleet_env["resources"],
+        "scorecard": ScorecardResource(config_path=str(earlier), state_dir=current.state_dir),
+    }
     published = _files(fleet_env["out"]) if fleet_env["out"].is_dir() else {}
-    result = _report(fleet_env, "2026-11-23", raise_on_error=False)
+    result = dg.materialize(
+        ALL_DEFS,
+        instance=fleet_env["instance"],
+        resources=resources,
+        selection=REPORT,
+        partition_key=LATEST,
+        raise_on_error=False,
+    )
     assert not result.success
     message = _step_failure(result, "model_scorecard")
     assert message == (
-        "week 2026-11-23 ends after the config's as_of (2026-11-23); the last week it covers is 2026-11-16"
+        "week 2026-11-16 ends after the config's as_of (2026-11-16); the last week it covers is 2026-11-09"
     )
     assert _files(fleet_env["out"]) == published
