@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 
 from scorecard_assets.config import ScorecardConfig
@@ -124,6 +125,21 @@ def _attribute(
     )
 
 
+def _json_default(value: object) -> object:
+    if isinstance(value, pd.Timestamp):
+        return ["ts", value.value, str(value.tz)]
+    return repr(value)
+
+
+def _json_text(value: object) -> str | None:
+    """A nested cell as text for hashing: JSON (keys in their order; times as epoch ns and zone;
+    NaN written as null like None, which every reader of these cells treats alike)."""
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY,
+                        default=_json_default).decode()  # fmt: skip
+
+
 def _row_hashes(frame: pd.DataFrame, keys: pd.MultiIndex, tag: str) -> pd.DataFrame:
     """Two 64-bit hashes per row of ``frame`` (every column plus the row's position within its
     issue, so a reordering within an issue counts as a change) with the row's (repo, issue)."""
@@ -134,8 +150,8 @@ def _row_hashes(frame: pd.DataFrame, keys: pd.MultiIndex, tag: str) -> pd.DataFr
         return out.assign(d0=np.array([], "uint64"), d1=np.array([], "uint64"))
     hashed = frame[sorted(frame.columns)].reset_index(drop=True)
     for col in hashed.columns:
-        if hashed[col].dtype == object:  # lists and dicts (milestones, latencies): hashed as their text
-            hashed[col] = [repr(v) for v in hashed[col].tolist()]
+        if hashed[col].dtype == object:  # lists and dicts (milestones, latencies): hashed as JSON text
+            hashed[col] = [_json_text(v) for v in hashed[col].tolist()]
     hashed["_within_issue"] = out.groupby(["repo", "issue"], sort=False).cumcount().to_numpy()
     for i in range(2):
         key = f"rt{i}-{tag}".ljust(16, "-")[:16]
