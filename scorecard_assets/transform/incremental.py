@@ -215,11 +215,35 @@ def changed_issues(before: pd.DataFrame | None, now: pd.DataFrame) -> pd.DataFra
 def save_issue_state(path: Path, digests: pd.DataFrame, warnings: dict[tuple[str, int], list[DataWarning]],
                      token: str) -> None:  # fmt: skip
     """Write the per-issue digests and per-trail warnings (JSON text) with ``token`` (temp + rename)."""
+    notes = {k: [w.model_dump(mode="json") for w in v] for k, v in warnings.items()}
+    save_keyed_state(path, digests, notes, token)
+
+
+def load_issue_state(
+    path: Path, token: str | None
+) -> tuple[pd.DataFrame, dict[tuple[str, int], list[DataWarning]]] | None:
+    """The state :func:`save_issue_state` wrote, when it carries ``token`` (else None: it belongs to
+    another stored value, and the caller rebuilds everything)."""
+    state = load_keyed_state(path, token)
+    if state is None:
+        return None
+    digests, notes = state
+    try:
+        warnings = {k: [DataWarning.model_validate(w) for w in v] for k, v in notes.items()}
+    except (TypeError, ValueError):  # a file of the right token but another shape
+        return None
+    return digests, warnings
+
+
+def save_keyed_state(
+    path: Path, digests: pd.DataFrame, notes: Mapping[tuple[str, int], Any], token: str
+) -> None:
+    """Write per-issue digests (``repo``, ``issue``, ``d0``, ``d1``, ``n``) and a JSON-shaped note
+    per issue (absent = none) to one Parquet file carrying ``token`` (temp + rename). The stored
+    value carries the same token, so state and value are used together or not at all
+    (docs/incremental.md "What is remembered")."""
     keys = list(zip(digests["repo"].tolist(), digests["issue"].tolist(), strict=True))
-    texts = [
-        orjson.dumps([w.model_dump(mode="json") for w in warnings[k]]).decode() if k in warnings else None
-        for k in keys
-    ]
+    texts = [orjson.dumps(notes[k]).decode() if k in notes else None for k in keys]
     table = pa.table(
         {
             "repo": pa.array(digests["repo"].tolist(), pa.string()),
@@ -236,11 +260,9 @@ def save_issue_state(path: Path, digests: pd.DataFrame, warnings: dict[tuple[str
     tmp.replace(path)
 
 
-def load_issue_state(
-    path: Path, token: str | None
-) -> tuple[pd.DataFrame, dict[tuple[str, int], list[DataWarning]]] | None:
-    """The state :func:`save_issue_state` wrote, when it carries ``token`` (else None: it belongs to
-    another stored value, and the caller rebuilds everything)."""
+def load_keyed_state(path: Path, token: str | None) -> tuple[pd.DataFrame, dict[tuple[str, int], Any]] | None:
+    """The digests and notes :func:`save_keyed_state` wrote, when the file carries ``token`` (else
+    None, as for a missing or unreadable file: the caller rebuilds everything)."""
     if token is None or not path.is_file():
         return None
     try:
@@ -254,10 +276,8 @@ def load_issue_state(
         repos = table.column("repo").to_pylist()
         issues = table.column("issue").to_pylist()
         texts = table.column("warnings").to_pylist()
-        warnings = {
-            (r, i): [DataWarning.model_validate(w) for w in orjson.loads(t)]
-            for r, i, t in zip(repos, issues, texts, strict=True)
-            if t is not None
+        notes = {
+            (r, i): orjson.loads(t) for r, i, t in zip(repos, issues, texts, strict=True) if t is not None
         }
         digests = pd.DataFrame(
             {
@@ -268,9 +288,9 @@ def load_issue_state(
                 "n": pd.Series(table.column("n").to_pylist(), dtype="int64"),
             }
         )
-    except (KeyError, TypeError, ValueError):  # a file of the right token but another shape
+    except (KeyError, TypeError, ValueError, orjson.JSONDecodeError):  # right token, another shape
         return None
-    return digests, warnings
+    return digests, notes
 
 
 def _rows_of(frame: pd.DataFrame, keys: pd.DataFrame) -> pd.Series:

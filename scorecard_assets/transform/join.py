@@ -28,6 +28,7 @@ the non-classifier runs of the whole trail; ``telemetry_unattributed``, ``issue_
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -294,7 +295,9 @@ def _log_columns(
     builder_models: pd.Series,
     namer: ModelNamer,
     cfg: ScorecardConfig,
-) -> tuple[dict[str, pd.Series], list[DataWarning], dict[str, int]]:
+) -> tuple[dict[str, pd.Series], pd.DataFrame, dict[str, int]]:
+    """The agent-log columns, the estimated slices counted in ``cost_estimated`` (repo, issue and
+    priced model of each: the warning is made from them, per repo) and the counters."""
     n = len(runs)
     pos = (
         attribute_to_runs(agent_log_usage, runs, "slice_start").to_numpy()
@@ -329,18 +332,25 @@ def _log_columns(
     out["latency_median_s"] = _step_latency_medians(slices, n)
     out["hversion"] = _last_text(ordered, "hversion", n)
     counted = values["_estimated"].to_numpy()
-    run_repos = runs["repo"].astype("str").to_numpy()[slices["_run"].to_numpy()[counted]]
-    warnings = _cost_estimated_warnings(run_repos, priced[counted])
+    counted_runs = slices["_run"].to_numpy()[counted]
+    estimates = pd.DataFrame(
+        {
+            "repo": runs["repo"].astype("str").to_numpy()[counted_runs],
+            "issue": runs["issue"].astype("int64").to_numpy()[counted_runs],
+            "model": priced[counted],
+        }
+    )
     extra = {"log_slices_attributed": len(slices), "log_slices_without_run": int((pos < 0).sum())}
-    return out, warnings, extra
+    return out, estimates, extra
 
 
-def _cost_estimated_warnings(repos: np.ndarray, priced: np.ndarray) -> list[DataWarning]:
-    """One ``cost_estimated`` per repo: how many slices were priced, with which models."""
+def cost_estimated_warnings(estimates: pd.DataFrame) -> list[DataWarning]:
+    """One ``cost_estimated`` per repo of ``estimates`` (one row per estimated slice: ``repo``,
+    ``model``): how many slices were priced, with which models (independent of the rows' order)."""
     out: list[DataWarning] = []
-    if not len(repos):
+    if not len(estimates):
         return out
-    table = pd.DataFrame({"repo": repos, "model": priced})
+    table = estimates[["repo", "model"]]
     for repo, group in table.groupby("repo", sort=True):
         k = len(group)
         names = sorted({str(m) for m in group["model"] if isinstance(m, str)})
@@ -406,7 +416,7 @@ def _inherit_redispatch_cli(work: pd.DataFrame) -> pd.Series:
     return pd.Series(values, index=work.index, dtype=object)
 
 
-def _with_unverified_exits(events: pd.DataFrame, extra: list[dict[str, Any]] | None) -> pd.DataFrame:
+def with_unverified_exits(events: pd.DataFrame, extra: list[dict[str, Any]] | None) -> pd.DataFrame:
     """``events`` plus one ``verify-incomplete`` row per listed unverified exit (no tier, no command,
     not a report agent), so the join attributes them to runs like the other counted events."""
     if not extra:
@@ -590,7 +600,8 @@ def tier_warnings(frame: pd.DataFrame) -> list[DataWarning]:
 # assembly
 
 
-def _typed(name: str, values: pd.Series) -> pd.Series:
+def typed_column(name: str, values: pd.Series) -> pd.Series:
+    """``values`` as the ``RUN_TABLE`` contract types column ``name`` (idempotent)."""
     kind = RUN_TABLE[name][0]
     values = values.reset_index(drop=True)
     if kind == "str":
@@ -606,6 +617,62 @@ def _typed(name: str, values: pd.Series) -> pd.Series:
     if kind == "boolean":
         return values.astype("boolean")
     return values
+
+
+@dataclass(frozen=True)
+class JoinParts:
+    """What the join computes from its inputs before the fleet-level warnings: the frame, the
+    telemetry attribution's warnings, the estimated slices (``cost_estimated``) and the counters."""
+
+    frame: pd.DataFrame
+    telemetry_warnings: list[DataWarning]
+    estimates: pd.DataFrame
+    extra: dict[str, int]
+
+
+def join_parts(
+    trail_runs: pd.DataFrame,
+    run_telemetry: pd.DataFrame,
+    events: pd.DataFrame,
+    agent_log_usage: pd.DataFrame,
+    cfg: ScorecardConfig,
+) -> JoinParts:
+    """The join of :func:`build_run_table` with ``events`` already holding the unverified exits
+    (:func:`with_unverified_exits`). Every run's columns depend only on its own issue's runs and on the
+    items attributed to that issue, which the issue-by-issue refresh relies on
+    (docs/incremental.md "Recomputing changed issues")."""
+    runs = trail_runs.reset_index(drop=True)
+    namer = ModelNamer.from_config(cfg.models)
+    cols: dict[str, pd.Series] = _model_columns(runs, namer)
+    cols["is_canonical"] = canonical_flags(runs)
+    tele, tele_warnings, tele_extra = _telemetry_columns(runs, run_telemetry, cfg)
+    logs, estimates, log_extra = _log_columns(runs, agent_log_usage, cols["builder_model"], namer, cfg)
+    event_cols, event_extra = _event_columns(runs, events)
+    cols.update(tele)
+    cols.update(logs)
+    cols.update(event_cols)
+    cols.update(_merge_cost(cols))
+    cols["wall_clock_minutes"] = runs["total_seconds"].astype("float64") / 60.0
+    cols["api_minutes"] = cols["duration_ms"] / 60_000.0
+    if len(runs):
+        data = {c: runs[c] for c in TRAIL_RUNS}
+        data.update({c: typed_column(c, cols[c]) for c in RUN_TABLE_EXTRA})
+        frame = pd.DataFrame(data)
+    else:
+        frame = empty_frame(RUN_TABLE)
+    extra = {"runs": len(frame), **tele_extra, **log_extra, **event_extra}
+    return JoinParts(frame=frame, telemetry_warnings=tele_warnings, estimates=estimates, extra=extra)
+
+
+def run_table_warnings(
+    frame: pd.DataFrame, telemetry_warnings: list[DataWarning], estimates: pd.DataFrame
+) -> list[DataWarning]:
+    """The run table's warnings, in the full build's order: the model checks and the tier check
+    over ``frame``, the telemetry attribution's, then ``cost_estimated`` per repo; collapsed."""
+    warnings = (
+        model_warnings(frame) + telemetry_warnings + tier_warnings(frame) + cost_estimated_warnings(estimates)
+    )
+    return collapse_warnings(warnings)
 
 
 def build_run_table(
@@ -624,30 +691,10 @@ def build_run_table(
     ``unverified_exit_events``. ``extra`` counts the attributed items and those that found no run
     (issues without a trail).
     """
-    runs = trail_runs.reset_index(drop=True)
-    namer = ModelNamer.from_config(cfg.models)
-    cols: dict[str, pd.Series] = _model_columns(runs, namer)
-    cols["is_canonical"] = canonical_flags(runs)
-    tele, tele_warnings, tele_extra = _telemetry_columns(runs, run_telemetry, cfg)
-    logs, log_warnings, log_extra = _log_columns(runs, agent_log_usage, cols["builder_model"], namer, cfg)
-    events, event_extra = _event_columns(
-        runs, _with_unverified_exits(dispatch_events, unverified_exit_events)
-    )
-    cols.update(tele)
-    cols.update(logs)
-    cols.update(events)
-    cols.update(_merge_cost(cols))
-    cols["wall_clock_minutes"] = runs["total_seconds"].astype("float64") / 60.0
-    cols["api_minutes"] = cols["duration_ms"] / 60_000.0
-    if len(runs):
-        data = {c: runs[c] for c in TRAIL_RUNS}
-        data.update({c: _typed(c, cols[c]) for c in RUN_TABLE_EXTRA})
-        frame = pd.DataFrame(data)
-    else:
-        frame = empty_frame(RUN_TABLE)
-    warnings = model_warnings(frame) + tele_warnings + tier_warnings(frame) + log_warnings
+    events = with_unverified_exits(dispatch_events, unverified_exit_events)
+    parts = join_parts(trail_runs, run_telemetry, events, agent_log_usage, cfg)
     return TableResult(
-        frame=frame,
-        warnings=collapse_warnings(warnings),
-        extra={"runs": len(frame), **tele_extra, **log_extra, **event_extra},
+        frame=parts.frame,
+        warnings=run_table_warnings(parts.frame, parts.telemetry_warnings, parts.estimates),
+        extra=parts.extra,
     )

@@ -133,3 +133,31 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object
         e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == asset
     )
     return {k: v.value for k, v in event.materialization.metadata.items()}
+
+
+def test_one_issue_s_appended_telemetry_rejoins_that_issue_only(tmp_path: Path) -> None:
+    """docs/incremental.md "Recomputing changed issues": after one more runs.jsonl line of one issue,
+    run_table joins that issue again and keeps the others' stored rows; the value equals a build
+    in an empty store."""
+    config = _fleet_copy(tmp_path / "fleet")
+    root = tmp_path / "incremental"
+    first = _materialize(root, config)
+    assert _metadata(first, "run_table")["issues_recomputed"] == -1, "nothing stored: every issue"
+
+    cfg = yaml.safe_load(config.read_text())
+    runs = next(Path(h["dossier_home"]) / "runs.jsonl" for h in cfg["hosts"]
+                if (Path(h["dossier_home"]) / "runs.jsonl").is_file())  # fmt: skip
+    line = next(
+        raw
+        for raw in reversed(runs.read_bytes().splitlines())
+        if raw.strip() and "issue:" in str(orjson.loads(raw).get("unit", ""))
+    )
+    with runs.open("ab") as f:
+        f.write(line + b"\n")
+
+    second = _materialize(root, config)
+    assert "run_table" not in _unchanged(second)
+    assert _metadata(second, "run_table")["issues_recomputed"] == 1
+    scratch = tmp_path / "scratch"
+    _materialize(scratch, config)
+    _assert_same(root, scratch)

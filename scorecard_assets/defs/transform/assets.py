@@ -22,12 +22,14 @@ from scorecard_assets.records import TableResult, forward_lineage
 from scorecard_assets.schemas import CYCLES
 from scorecard_assets.sources.events import UNVERIFIED_EXITS_EXTRA
 from scorecard_assets.storage.tables import StoredTable
-from scorecard_assets.transform import incremental
+from scorecard_assets.transform import incremental, incremental_join
 from scorecard_assets.transform.cycles import fleet_cycles
-from scorecard_assets.transform.join import build_run_table
 
 GROUP = "transform"
 TRAIL_RUNS_STATE = "trail-runs"
+RUN_TABLE_STATE = "run-table"
+# run_table writes its per-issue state in a pool (docs/dagster.md "Pools")
+TRANSFORM_POOL = "transform_state"
 
 
 def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
@@ -89,19 +91,24 @@ def _same_code(before: dict | None, now: dict) -> bool:
     return before is not None and all(before.get(k) == now.get(k) for k in ("rule", "asset", "code"))
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=TRANSFORM_POOL, dagster_type=TABLE_VALUE)
 def run_table(
     context: dg.AssetExecutionContext,
     io_manager: StoredValues,
     scorecard: ScorecardResource,
+    state: StateStoreResource,
     trail_runs: StoredTable,
     run_telemetry: StoredTable,
     dispatch_events: StoredTable,
     agent_log_usage: StoredTable,
 ) -> dg.Output[TableResult]:
     """The join: one row per run with canonical model and gateway, tier, agent CLI, merged cost and its
-    source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue."""
+    source, tokens, stalls, escalations, unverified exits, wall-clock, and `is_canonical` per issue.
+
+    Joined again only for the issues whose runs, telemetry, events or agent-log slices changed
+    (docs/incremental.md "Recomputing changed issues"); nothing at all when no input changed."""
     cfg = scorecard.load()
+    previous = previous_value(io_manager, context)
     inputs = {
         "trail_runs": trail_runs,
         "run_telemetry": run_telemetry,
@@ -114,16 +121,35 @@ def run_table(
         versions=versions(**inputs),
         config=incremental.config_digest(cfg),
     )
+    before = previous_record(previous) if previous is not None else None
+    same_build = (
+        _same_code(before, record) and before is not None and before.get("config") == record["config"]
+    )
 
     def compute() -> TableResult:
-        joined = build_run_table(
-            trail_runs.frame,
-            run_telemetry.frame,
-            dispatch_events.frame,
-            agent_log_usage.frame,
-            cfg,
-            unverified_exit_events=dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
+        token = secrets.token_hex(8)
+        with state.store().workspace(RUN_TABLE_STATE) as folder:
+            path = folder / incremental_join.STATE_FILE
+            stored_token = previous.extra.get(incremental.TOKEN_KEY) if same_build and previous else None
+            issue_state = incremental.load_keyed_state(path, stored_token)
+            stored = previous.frame if issue_state is not None and previous is not None else None
+            joined, digests, notes, recomputed = incremental_join.refresh_run_table(
+                trail_runs.frame,
+                run_telemetry.frame,
+                dispatch_events.frame,
+                agent_log_usage.frame,
+                cfg,
+                dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
+                stored,
+                issue_state,
+            )
+            incremental.save_keyed_state(path, digests, notes, token)
+        context.log.info(
+            "run_table: "
+            + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
         )
+        joined.extra[incremental.TOKEN_KEY] = token
+        joined.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
         return forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
 
     def counts(result: TableResult) -> dict[str, int]:
@@ -131,11 +157,12 @@ def run_table(
         return {
             "issues": int(df[["repo", "issue"]].drop_duplicates().shape[0]) if len(df) else 0,
             "runs_with_cost": int(df["cost_usd"].notna().sum()) if len(df) else 0,
+            "issues_recomputed": int(result.extra.get("issues_recomputed", -1)),
         }
 
     return refresh(
         context,
-        previous_value(io_manager, context),
+        previous,
         record,
         compute,
         ["repo", "issue", "run_id", "model", "provider", "tier", "delivered", "cost_usd", "cost_source"],
