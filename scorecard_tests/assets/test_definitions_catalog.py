@@ -71,6 +71,7 @@ def test_writers_of_shared_state_run_in_pools() -> None:
     assert _assets_def("trail_comments").op.pool == "github_sync"
     assert _assets_def("agent_log_usage").op.pool == "agent_log_state"
     assert _assets_def("scorecard_report").op.pool == "report_publish"
+    assert _assets_def("trail_runs").op.pool == "transform_state"
     assert _assets_def("run_table").op.pool == "transform_state"
     assert _assets_def("cycles").op.pool is None
 

@@ -39,7 +39,7 @@ def snapshot_time(cfg: ScorecardConfig) -> pd.Timestamp:
     return pd.Timestamp.now(tz="UTC")
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+@dg.asset(group_name=GROUP, kinds={"pandas"}, pool=TRANSFORM_POOL, dagster_type=TABLE_VALUE)
 def trail_runs(
     context: dg.AssetExecutionContext,
     io_manager: StoredValues,
