@@ -45,7 +45,6 @@ from scorecard_assets.decisions._common import (
     text_or,
 )
 from scorecard_assets.decisions.config import DecisionsConfig
-from scorecard_assets.pairings.bootstrap import resample_sums
 from scorecard_assets.records import DataWarning
 from scorecard_assets.scoring.scorecard import window_issue_rows
 from scorecard_assets.scoring.windows import Window
@@ -186,9 +185,7 @@ def option_sample(
     c = np.where(costed, cost, 0.0)
     k = costed.astype(float)
     per_item = np.column_stack([d, c, d * k, k])  # delivered, spend, delivered with a cost, costed
-    sums = np.vstack(
-        [resample_sums(resample_counts(rng, n, size), per_item) for size in chunks(resamples, n)]
-    )
+    sums = np.vstack([resample_counts(rng, n, size) @ per_item for size in chunks(resamples, n)])
     delivered_draws, spend, delivered_costed, costed_draws = sums.T
     spend_per_delivered = ratio(spend, delivered_costed)
     spend_per_delivered[(delivered_costed == 0) & (costed_draws > 0)] = np.inf
