@@ -182,9 +182,19 @@ def mutated_record(draw: st.DrawFn, records: list[dict[str, Any]]) -> dict[str, 
 @st.composite
 def mutated_line(draw: st.DrawFn, records: list[dict[str, Any]]) -> bytes:
     """A JSON line of a mutated record, or that line damaged: cut short, a byte flipped, a lone
-    surrogate escape, invalid UTF-8, a blank line or plain text."""
+    surrogate escape (in the first key, or at the start of any string value), invalid UTF-8, a blank
+    line or plain text."""
     text = jline(draw(mutated_record(records))).encode()
-    how = draw(st.sampled_from(["keep", "keep", "keep", "cut", "flip", "surrogate", "utf8", "blank", "text"]))
+    how = draw(
+        st.sampled_from(["keep", "keep", "keep", "cut", "flip", "surrogate", "lone", "utf8", "blank", "text"])
+    )
+    if how == "lone":
+        values = [i + 2 for i in range(len(text) - 1) if text.startswith(b':"', i)]
+        if values:
+            at = draw(st.sampled_from(values))
+            escape = draw(st.sampled_from([b"\\ud800", b"\\udfff", b"\\udbff\\udbff"]))
+            return text[:at] + escape + text[at:]
+        return text
     if how == "cut" and len(text) > 1:
         return text[: draw(st.integers(1, len(text) - 1))]
     if how == "flip":
