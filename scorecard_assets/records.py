@@ -146,7 +146,7 @@ WARNING_CODES: dict[str, WarningCode] = {
         ("agent_log_usage",), "a dispatch slice of a cost-recording CLI that yields no cost"
     ),
     "text_replaced": WarningCode(
-        ("run_telemetry", "dispatch_events", "cycles"),
+        ("run_telemetry", "dispatch_events", "agent_log_usage", "cycles"),
         "valid JSON text holding a lone UTF-16 surrogate escape, replaced by U+FFFD (the line counts)",
     ),
     "unknown_event": WarningCode(("dispatch_events",), "an event name outside the scheduler vocabulary"),

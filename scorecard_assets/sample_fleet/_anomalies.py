@@ -195,6 +195,7 @@ def _realistic(fleet: Fleet, picker: _Picker) -> RenderFlags:
         gate_logs=True,
         invalid_cycle_rows=False,
         surrogate_in_event_detail=False,
+        surrogate_in_log=False,
     )
 
 

@@ -40,6 +40,7 @@ class RenderFlags:
     truncated_cycle_row: bool = False
     invalid_cycle_rows: bool = True
     surrogate_in_event_detail: bool = True  # a lone surrogate escape in an unscored event's detail
+    surrogate_in_log: bool = True  # a lone surrogate escape in one agent log's first preamble
 
 
 @dataclass
@@ -88,7 +89,8 @@ def render_hosts(fleet: Fleet, root: Path, flags: RenderFlags, written: Written)
             slug = slug_of(repo.name)
             sched = dossier / "sched" / slug
             _render_events(fleet, host, repo.name, sched, flags, written, root)
-            _render_logs(fleet, host, repo.name, sched, written, root)
+            surrogate = flags.surrogate_in_log and host == fleet.hosts[0] and repo is REPOS[0]
+            _render_logs(fleet, host, repo.name, sched, written, root, surrogate=surrogate)
     if flags.extra_log_files:
         first = fleet.hosts[0]
         runs = root / "hosts" / first / ".dossier" / "sched" / slug_of(REPOS[0].name) / "runs"
@@ -148,7 +150,9 @@ def _render_events(
     write(sched / "events.jsonl", text, written, root)
 
 
-def _render_logs(fleet: Fleet, host: str, repo: str, sched: Path, written: Written, root: Path) -> None:
+def _render_logs(
+    fleet: Fleet, host: str, repo: str, sched: Path, written: Written, root: Path, *, surrogate: bool = False
+) -> None:
     by_file: dict[str, list[Dispatch]] = {}
     for d in fleet.dispatches:
         if d.host == host and d.repo == repo:
@@ -159,6 +163,12 @@ def _render_logs(fleet: Fleet, host: str, repo: str, sched: Path, written: Writt
             f"log:{fleet.seed}:{fleet.size}:{plan_profile(fleet.profile)}:{host}:{repo}:{name}"
         )
         parts = [render_slice(d, rng, i == len(slices) - 1) for i, d in enumerate(slices)]
+        if surrogate and parts:
+            # a preamble written in a non-UTF-8 locale: valid JSON, replaced, counted and warned
+            parts[0] = parts[0].replace(
+                '{"type":"sched-dispatch",', '{"type":"sched-dispatch","locale":"C.\\udcff",', 1
+            )
+            surrogate = False
         size = write(sched / "runs" / name, "".join(parts), written, root)
         written.logs += 1
         written.log_bytes += size

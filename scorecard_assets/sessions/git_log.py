@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -230,6 +231,33 @@ def rename_target(path: str) -> str:
     return path.rsplit(" => ", 1)[1]
 
 
+_AUTHOR_TIME_RE = re.compile(r"-?[0-9]{1,19}")
+_INT64 = 2**63
+
+
+def _author_time(text: str) -> int | None:
+    """``%at`` (seconds, ASCII digits with an optional minus) when it fits int64, else None: the
+    record is malformed (docs/reliability.md "Fuzz targets": ``--5``, ``²`` or 30 digits once
+    raised)."""
+    if _AUTHOR_TIME_RE.fullmatch(text) is None:
+        return None
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else None
+
+
+def _plain_text(text: str) -> str:
+    """``text`` with every surrogate (an undecodable byte, or a lone one) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raw = text.encode("utf-8", "surrogatepass")
+        return raw.decode("utf-8", "replace")
+    return text
+
+
 @dataclass
 class ParsedLog:
     hashes: list[str] = field(default_factory=list)
@@ -241,14 +269,20 @@ class ParsedLog:
 
 
 def parse_log(text: str) -> ParsedLog:
-    """Commits of ``git log --format=%x1e%H|%at|%an|%ae --numstat`` output."""
+    """Commits of ``git log --format=%x1e%H|%at|%an|%ae --numstat`` output.
+
+    Bytes that are not UTF-8 (``git`` decodes them as surrogate escapes: a Latin-1 author name, a
+    path) become U+FFFD first, so that names, emails and paths fit the frame's text columns
+    (docs/reliability.md "Fuzz targets")."""
+    text = _plain_text(text)
     out = ParsedLog()
     for record in text.split(RECORD_SEP):
         if not record.strip():
             continue
         head, _, rest = record.partition("\n")
         parts = head.split("|")
-        if len(parts) < 4 or not parts[0] or not parts[1].lstrip("-").isdigit():
+        at = _author_time(parts[1]) if len(parts) >= 4 and parts[0] else None
+        if at is None:
             out.malformed.append(head[:80])
             continue
         files: list[str] = []
@@ -258,9 +292,11 @@ def parse_log(text: str) -> ParsedLog:
             fields = line.split("\t", 2)
             if len(fields) == 3 and fields[2]:
                 p = fields[2]
-                files.append(rename_target(p) if " => " in p or p.startswith('"') else p)
+                target = rename_target(p) if " => " in p or p.startswith('"') else p
+                if target:  # ``{ => }`` names no path
+                    files.append(target)
         out.hashes.append(parts[0])
-        out.at.append(int(parts[1]))
+        out.at.append(at)
         out.names.append("|".join(parts[2:-1]))
         out.emails.append(parts[-1])
         out.files.append(tuple(dict.fromkeys(files)))

@@ -50,11 +50,12 @@ from scorecard_assets.sources.jsonl import (
     WARNINGS_PER_FILE,
     JsonlColumns,
     LineProblem,
+    add_accounting,
     gc_paused,
+    iter_jsonl_parts,
     json_type_name,
     malformed_line_warnings,
     plural,
-    read_jsonl,
     replaced_text_warning,
     text_column,
     utc_times,
@@ -283,9 +284,41 @@ def _read_host(
 
 
 def _read_whole(host: str, repo: str, slug: str, path: Path) -> tuple[int, int, bool, JournalRead]:
-    """One journal read from its start: (lines, bytes, no decoded object, its rows and warnings)."""
-    batch = read_jsonl(path, READ_FIELDS)
-    return batch.lines, batch.bytes, batch.is_empty, journal_frame(host, repo, slug, batch)
+    """One journal read from its start: (lines, bytes, no decoded object, its rows and warnings).
+
+    Its lines are decoded a part at a time and each part's rows turned into a typed frame piece
+    (docs/reliability.md "Streaming"); the pieces and counters add up to one read of the journal."""
+    summary = JsonlColumns(path=str(path), fields=(), columns={}, line_nos=[])
+    reads: list[JournalRead] = []
+    for part, _ in iter_jsonl_parts(path, READ_FIELDS):
+        add_accounting(summary, part)
+        reads.append(journal_frame(host, repo, slug, part))
+    return summary.lines, summary.bytes, summary.is_empty, merged_journal(host, repo, str(path), reads)
+
+
+def merged_journal(host: str, repo: str, path: str, reads: list[JournalRead]) -> JournalRead:
+    """The ``JournalRead`` of a journal from those of its consecutive parts: frames concatenated,
+    counters added, problem and line lists in line order, unknown event names in first-seen order, and
+    the warnings made from the merged problems (so the caps and summaries are those of one read)."""
+    if len(reads) == 1:
+        return reads[0]
+    frames = [r.frame for r in reads if len(r.frame)]
+    unknown: dict[str, list[int]] = {}
+    for r in reads:
+        for name, lines in r.unknown_lines.items():
+            unknown.setdefault(name, []).extend(lines)
+    problems = [p for r in reads for p in r.problems]
+    return JournalRead(
+        frame=pd.concat(frames, ignore_index=True) if frames else empty_frame(DISPATCH_EVENTS),
+        warnings=journal_warnings(host, repo, path, problems, unknown),
+        malformed_lines=sum(r.malformed_lines for r in reads),
+        ignored=sum(r.ignored for r in reads),
+        unknown=sum(r.unknown for r in reads),
+        unverified=[pair for r in reads for pair in r.unverified],
+        problems=problems,
+        unknown_lines=unknown,
+        replaced=[n for r in reads for n in r.replaced],
+    )
 
 
 def _read_journal(host: str, repo: str, slug: str, path: Path, out: _Collected, read: JournalReader) -> None:

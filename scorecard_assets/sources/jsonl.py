@@ -13,7 +13,9 @@ Contract:
 - Decoded objects are not kept: the requested fields are appended to columns a few hundred lines
   at a time (no per-row object outlives its chunk), together with the line number of every kept
   row. ``read_jsonl`` reads the file in blocks, so memory holds the columns, not the file; several
-  files can share one set of columns (``read_jsonl(columns=...)``).
+  files can share one set of columns (``read_jsonl(columns=...)``). ``iter_jsonl_parts`` hands
+  the rows on in parts of about ``PART_ROWS`` rows, so that a reader holds one part's Python values
+  at a time (docs/reliability.md "Streaming").
 - A number too large for a double (``1e400``) is valid JSON that orjson refuses; such a line is
   decoded again with the standard library so the value arrives as ``inf`` and the caller's range
   check can reject that one field instead of the whole line. Its integers are read as orjson reads
@@ -97,7 +99,9 @@ class JsonlColumns:
     absent) and ``line_nos[i]`` its line number; ``replaced`` the numbers of kept lines whose lone
     surrogate escapes were replaced by U+FFFD; ``first_row`` is 0 unless the columns were shared
     with earlier reads (``read_jsonl(columns=...)``). ``records`` holds the decoded objects instead
-    when the caller asked for no fields (``fields=None``).
+    when the caller asked for no fields (``fields=None``). ``handed_on`` counts rows that are no
+    longer held (a summary of parts whose rows a reader has turned into typed columns:
+    ``add_accounting``).
     """
 
     path: str
@@ -113,16 +117,31 @@ class JsonlColumns:
     bytes: int = 0
     end_offset: int = 0
     first_row: int = 0
+    handed_on: int = 0
 
     @property
     def rows(self) -> int:
         """Number of decoded object lines kept."""
-        return len(self.line_nos)
+        return len(self.line_nos) + self.handed_on
 
     @property
     def is_empty(self) -> bool:
         """No object was decoded (the file is empty, blank, filtered out or entirely bad)."""
-        return not self.line_nos
+        return self.rows == 0
+
+
+def add_accounting(into: JsonlColumns, part: JsonlColumns) -> None:
+    """Add the accounting of ``part`` (the lines after ``into``'s) to ``into``, without its rows:
+    counters added, problem and line lists extended, its rows counted in ``handed_on``;
+    ``end_offset`` becomes the part's."""
+    into.bad.extend(part.bad)
+    into.replaced.extend(part.replaced)
+    into.lines += part.lines
+    into.blank += part.blank
+    into.filtered += part.filtered
+    into.bytes += part.bytes
+    into.handed_on += part.rows
+    into.end_offset = part.end_offset
 
 
 @contextmanager
@@ -259,10 +278,16 @@ class _LineDecoder:
     """
 
     def __init__(self, out: JsonlColumns, contains: Sequence[bytes] | None) -> None:
-        self.out = out
         self.needles = tuple(contains) if contains else ()
-        keys = _orjson_key_objects(out.fields)
-        self.extenders = [(key, out.columns[name].extend) for name, key in zip(out.fields, keys, strict=True)]
+        self.keys = _orjson_key_objects(out.fields)
+        self.rebind(out)
+
+    def rebind(self, out: JsonlColumns) -> None:
+        """Decode the next lines into ``out`` (a new part of a read)."""
+        self.out = out
+        self.extenders = [
+            (key, out.columns[name].extend) for name, key in zip(out.fields, self.keys, strict=True)
+        ]
 
     def feed(self, parts: list[bytes], first_line: int, *, unterminated_last: bool = False) -> None:
         """Decode ``parts`` (lines without their newline); the first is line ``first_line``."""
@@ -427,6 +452,11 @@ READ_BLOCK_BYTES = 128 * 1024
 MIN_BLOCK_BYTES = 64
 
 
+# Rows a reader holds as Python values before it turns them into typed columns
+# (docs/reliability.md "Streaming"): ``iter_jsonl_parts`` hands the rows on this many at a time.
+PART_ROWS = 16_384
+
+
 def read_jsonl(
     path: Path,
     fields: Sequence[str] | None,
@@ -438,7 +468,8 @@ def read_jsonl(
     """Read and decode a whole JSON-lines file ``block_bytes`` at a time.
 
     The result equals ``parse_jsonl_bytes`` on the whole content, but the file is never held in
-    memory at once (only one block plus a line that spans blocks).
+    memory at once (only one block plus a line that spans blocks); its columns are (see
+    ``iter_jsonl_parts`` for a read whose rows are handed on a part at a time).
 
     ``columns`` (one list per requested field, all of one length) receives the decoded fields
     after what it already holds, instead of new lists: a reader of several files builds one set
@@ -452,7 +483,8 @@ def read_jsonl(
     out = _empty_result(str(path), fields, columns)
     try:
         require_regular_file(path)
-        _read_blocks(path, out, contains, block_bytes)
+        for _ in _read_blocks(path, out, contains, block_bytes):
+            pass
     except OSError:
         for values in out.columns.values():
             del values[out.first_row :]
@@ -460,18 +492,82 @@ def read_jsonl(
     return out
 
 
-def _read_blocks(path: Path, out: JsonlColumns, contains: Sequence[bytes] | None, block_bytes: int) -> None:
-    """The block loop of ``read_jsonl``: every complete line decoded, the unterminated tail last."""
+def iter_jsonl_parts(
+    path: Path,
+    fields: Sequence[str] | None,
+    *,
+    offset: int = 0,
+    first_line: int = 1,
+    contains: Sequence[bytes] | None = None,
+    block_bytes: int = READ_BLOCK_BYTES,
+    part_rows: int | None = None,
+    tail_apart: bool = False,
+) -> Iterator[tuple[JsonlColumns, bool]]:
+    """``read_jsonl`` of the bytes of ``path`` from ``offset`` (line ``first_line``), handed on in
+    parts of consecutive lines, each with its own columns and accounting, so that a reader can turn
+    each part's rows into typed columns and drop the Python values: memory then holds one part, not
+    the file's rows (docs/reliability.md "Streaming").
+
+    A part is handed on as soon as it holds ``part_rows`` (default ``PART_ROWS``) rows or more
+    (after the block that filled it); the last part holds the rest (possibly nothing: there is
+    always at least one part). The parts together are exactly what one read gives: their counters
+    add up, their lists concatenate, and each problem and line number is the file's own. A part's
+    ``bytes`` are the bytes of its lines and its ``end_offset`` the absolute offset just after them.
+
+    With ``tail_apart`` an unterminated last line (a write still under way) is decoded in a part of
+    its own, the last one, marked by the second item (True); otherwise that item is always False.
+    Raises ``OSError`` as ``read_jsonl`` does (at the first part, or later for a read that fails).
+    """
+    require_regular_file(path)
+    yield from _read_blocks(
+        path,
+        _empty_result(str(path), fields),
+        contains,
+        block_bytes,
+        offset=offset,
+        first_line=first_line,
+        part_rows=PART_ROWS if part_rows is None else max(1, part_rows),
+        tail_apart=tail_apart,
+    )
+
+
+def _read_blocks(
+    path: Path,
+    out: JsonlColumns,
+    contains: Sequence[bytes] | None,
+    block_bytes: int,
+    *,
+    offset: int = 0,
+    first_line: int = 1,
+    part_rows: int = 0,
+    tail_apart: bool = False,
+) -> Iterator[tuple[JsonlColumns, bool]]:
+    """The block loop of ``read_jsonl`` and ``iter_jsonl_parts``: every complete line decoded, the
+    unterminated tail last; a new part begins after a block that brought ``out`` to ``part_rows``
+    rows (never, when 0)."""
+    fields = None if out.records is not None else out.fields
     decoder = _LineDecoder(out, contains)
     pending: list[bytes] = []  # bytes of a line not yet terminated
-    next_line = 1
+    next_line = first_line
     size = max(block_bytes, MIN_BLOCK_BYTES)
+    position = part_start = offset  # absolute: after the bytes read; where the part's bytes begin
+    bom = 0  # a byte-order mark skipped before a first line that is not yet terminated
+
+    def next_part(cut: int) -> JsonlColumns:
+        out.bytes = cut - part_start
+        out.end_offset = cut
+        fresh = _empty_result(out.path, fields)
+        decoder.rebind(fresh)
+        return fresh
+
     with path.open("rb") as fh:
+        if offset:
+            fh.seek(offset)
         while block := fh.read(size):
-            if out.bytes == 0 and block.startswith(UTF8_BOM):
-                out.bytes += len(UTF8_BOM)
+            if position == 0 and block.startswith(UTF8_BOM):
+                position = bom = len(UTF8_BOM)
                 block = block[len(UTF8_BOM) :]
-            out.bytes += len(block)
+            position += len(block)
             parts = block.split(b"\n")
             if len(parts) == 1:  # no newline yet: the line goes on in the next block
                 pending.append(block)
@@ -481,12 +577,26 @@ def _read_blocks(path: Path, out: JsonlColumns, contains: Sequence[bytes] | None
                 pending.append(parts[0])
                 parts[0] = b"".join(pending)
             pending = [rest]
+            bom = 0
             decoder.feed(parts, next_line)
             next_line += len(parts)
+            if part_rows and out.rows >= part_rows:
+                cut = position - len(rest)
+                done, out = out, next_part(cut)
+                part_start = cut
+                yield done, False
     tail = b"".join(pending)
+    cut = position - len(tail) - bom  # just after the last newline
+    apart = tail_apart and cut < position  # an unterminated last line (or a lone byte-order mark)
+    if apart:
+        done, out = out, next_part(cut)
+        part_start = cut
+        yield done, False
     if tail:
         decoder.feed([tail], next_line, unterminated_last=True)
-    out.end_offset = out.bytes
+    out.bytes = position - part_start
+    out.end_offset = position
+    yield out, apart
 
 
 def retry_infinite(line: bytes, exc: orjson.JSONDecodeError) -> Any:

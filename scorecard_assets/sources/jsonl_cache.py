@@ -33,7 +33,7 @@ import hashlib
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +47,18 @@ from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.schemas import DISPATCH_EVENTS, RUN_TELEMETRY, empty_frame
 from scorecard_assets.sources import events as ev
 from scorecard_assets.sources import runs_jsonl as rj
-from scorecard_assets.sources.files import path_problem, read_problem, require_regular_file
-from scorecard_assets.sources.jsonl import JsonlColumns, LineProblem, gc_paused, parse_jsonl_bytes
+from scorecard_assets.sources.files import path_problem, read_problem
+from scorecard_assets.sources.jsonl import (
+    JsonlColumns,
+    LineProblem,
+    gc_paused,
+    iter_jsonl_parts,
+    parse_jsonl_bytes,
+)
 from scorecard_assets.storage.codec import arrow_to_frame, frame_to_arrow
 
 CACHE_VERSION = 1
 FINGERPRINT_BYTES = 4096
-READ_BLOCK_BYTES = 8 * 1024 * 1024
 MAX_SEGMENTS = 16
 RUNS_KIND = "runs"
 EVENTS_KIND = "events"
@@ -97,65 +102,9 @@ def _marks(fh: Any, offset: int) -> tuple[str, str]:
     return _digest(_range(fh, 0, length)), _digest(_range(fh, offset - length, length))
 
 
-@dataclass
-class NewLines:
-    """The lines of a file after a resume point: the complete ones, and an unterminated last one."""
-
-    complete: JsonlColumns
-    tail: JsonlColumns | None
-    end_offset: int
-    head_hash: str
-    tail_hash: str
-
-
-def _extend(into: JsonlColumns, part: JsonlColumns) -> None:
-    """Append ``part`` (the lines after ``into``'s) to ``into``: columns and every list extended,
-    every counter added, whatever accounting ``JsonlColumns`` carries."""
-    for name, values in part.columns.items():
-        into.columns[name].extend(values)
-    for f in fields(JsonlColumns):
-        if f.name in _NOT_ADDED:
-            continue
-        mine, theirs = getattr(into, f.name), getattr(part, f.name)
-        if isinstance(mine, list):
-            mine.extend(theirs)
-        elif type(mine) is int:
-            setattr(into, f.name, mine + theirs)
-
-
-_NOT_ADDED = frozenset({"path", "fields", "columns", "records", "end_offset", "first_row"})
-
-
-def read_new_lines(
-    path: Path, fields: Sequence[str], offset: int, first_line: int, *, block_bytes: int = READ_BLOCK_BYTES
-) -> NewLines:
-    """Decode the bytes of ``path`` from ``offset`` (line ``first_line``) to its end, a block at a
-    time; the complete lines and the unterminated last line apart (module contract). OSError
-    propagates (``NotRegularFileError`` for a FIFO or device, before opening)."""
-    require_regular_file(path)
-    complete = parse_jsonl_bytes(b"", fields, path=str(path), first_line=first_line)
-    pending = b""
-    consumed = offset
+def _marks_of(path: Path, offset: int) -> tuple[str, str]:
     with path.open("rb") as fh:
-        fh.seek(offset)
-        while block := fh.read(block_bytes):
-            data = pending + block if pending else block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                pending = data
-                continue
-            part = parse_jsonl_bytes(
-                data[:cut], fields, path=str(path), first_line=first_line + complete.lines
-            )
-            _extend(complete, part)
-            consumed += cut
-            pending = data[cut:]
-        head_hash, tail_hash = _marks(fh, consumed)
-    tail = None
-    if pending:
-        tail = parse_jsonl_bytes(pending, fields, path=str(path), first_line=first_line + complete.lines)
-    complete.end_offset = consumed
-    return NewLines(complete, tail, consumed, head_hash, tail_hash)
+        return _marks(fh, offset)
 
 
 def _still_prefix(path: Path, offset: int, head_hash: str, tail_hash: str) -> bool:
@@ -344,7 +293,10 @@ def _read_file(
     stats: ReadStats,
 ) -> FilePart:
     """Rows and parts of one file: the stored ones plus those of the new complete lines plus the
-    unterminated tail's; the cache's next entry gets the stored and new complete ones."""
+    unterminated tail's; the cache's next entry gets the stored and new complete ones.
+
+    The new lines are decoded a part at a time (``jsonl.iter_jsonl_parts``), each part built into
+    typed rows before the next is decoded (docs/reliability.md "Streaming")."""
     entry = cache.resume(path)
     stored_frames: list[pd.DataFrame] = []
     empty_frame_, template = build(parse_jsonl_bytes(b"", fields, path=str(path)))
@@ -358,27 +310,39 @@ def _read_file(
             cache.problem = f"offset segment unusable ({type(exc).__name__}); {path} re-read whole"
             entry = None
     offset, lines = (entry.offset, entry.lines) if entry is not None else (0, 0)
-    new = read_new_lines(path, fields, offset, lines + 1)
-    stats.bytes_parsed += new.complete.bytes + (new.tail.bytes if new.tail is not None else 0)
+    new_frames: list[pd.DataFrame] = []
+    tail: tuple[pd.DataFrame, dict[str, Any]] | None = None
+    kept = entry.parts if entry is not None else None
+    consumed, new_lines = offset, 0
+    for part, is_tail in iter_jsonl_parts(path, fields, offset=offset, first_line=lines + 1, tail_apart=True):
+        stats.bytes_parsed += part.bytes
+        built = build(part)
+        if is_tail:
+            tail = built
+            continue
+        frame, found = built
+        if len(frame):
+            new_frames.append(frame)
+        kept = found if kept is None else merge(kept, found)
+        consumed, new_lines = part.end_offset, new_lines + part.lines
+    assert kept is not None  # there is always a part of complete lines
+    head_hash, tail_hash = _marks_of(path, consumed)
     if entry is None:
         stats.files_full += 1
     else:
         stats.files_append += 1
-    frame, part = build(new.complete)
-    frames = [f for f in (*stored_frames, frame) if len(f)]
-    kept = merge(entry.parts, part) if entry is not None else part
+    frames = [f for f in stored_frames if len(f)] + new_frames
     segments = list(entry.segments) if entry is not None else []
-    if len(frame):
+    if new_frames:
         if len(segments) >= MAX_SEGMENTS:  # compact: one segment for everything consumed
             segments = [cache.write_segment(pd.concat(frames, ignore_index=True))]
         else:
-            segments.append(cache.write_segment(frame))
-    cache.next[str(path)] = Entry(
-        new.end_offset, lines + new.complete.lines, new.head_hash, new.tail_hash, segments, kept
-    )
-    if new.tail is None:
+            new = new_frames[0] if len(new_frames) == 1 else pd.concat(new_frames, ignore_index=True)
+            segments.append(cache.write_segment(new))
+    cache.next[str(path)] = Entry(consumed, lines + new_lines, head_hash, tail_hash, segments, kept)
+    if tail is None:
         return FilePart(frames, kept)
-    tail_frame, tail_part = build(new.tail)
+    tail_frame, tail_part = tail
     if len(tail_frame):
         frames.append(tail_frame)
     return FilePart(frames, merge(kept, tail_part))

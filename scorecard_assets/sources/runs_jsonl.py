@@ -17,13 +17,14 @@ Contract:
   ``telemetry_missing``; a path that exists but cannot be read gets ``unreadable_file``. Bad lines
   get ``malformed_line`` (at most 20 per file plus a summary). One SourceStat per host.
 
-How (throughput, ``bench/bench_readers.py``): every host's file is decoded into one shared set of
-raw column lists (one list per field, the hosts' rows one after the other); the typed frame is
-then built once from them, so the per-column costs (type screening, numpy conversion, string
-arrays, time parsing) are paid once per run rather than once per host, and no per-host frames are
-concatenated. The column rules report their problems against a row of the shared columns; each
-problem is then given back to its file and line, so warnings and their order are exactly those of
-reading each file alone.
+How (throughput, ``bench/bench_readers.py``; memory, docs/reliability.md "Streaming"): the files
+are decoded a part of about ``PART_ROWS`` rows at a time (``jsonl.iter_jsonl_parts``) and each
+part's raw column lists are turned into a typed frame piece once that many rows are pending, the
+parts of small files together, so the per-column costs (type screening, numpy conversion, string
+arrays, time parsing) are paid per piece rather than per host, and memory holds the typed pieces
+plus one part's Python values, never a whole file's. The column rules report their problems
+against a row of a piece's columns; each problem is then given back to its file and line, so
+warnings and their order are exactly those of reading each file alone.
 """
 
 from __future__ import annotations
@@ -42,17 +43,19 @@ from scorecard_assets.config import HostConfig
 from scorecard_assets.records import DataWarning, SourceStat, TableResult
 from scorecard_assets.sanitize import shown
 from scorecard_assets.schemas import RUN_TELEMETRY, empty_frame
+from scorecard_assets.sources import jsonl
 from scorecard_assets.sources.files import MISSING, path_problem, read_problem
 from scorecard_assets.sources.jsonl import (
     MAX_INT64,
     JsonlColumns,
     LineProblem,
+    add_accounting,
     gc_paused,
+    iter_jsonl_parts,
     line_warnings,
     malformed_line_warnings,
     number_column,
     plural,
-    read_jsonl,
     replaced_text_warning,
     text_array,
     text_column,
@@ -94,12 +97,17 @@ NO_TELEMETRY = "no cost, token or duration telemetry from this host in this run"
 
 @dataclass
 class _HostRead:
-    """One host's ``runs.jsonl`` as read: its statistics, path warnings and decoded lines (if any)."""
+    """One host's ``runs.jsonl`` as read: its statistics, path warnings, the accounting of its decoded
+    lines (``summary``, if it could be read; no rows held), the problems the column rules found on
+    them and their checked costs."""
 
     host: str
     stat: SourceStat
     warnings: list[DataWarning] = field(default_factory=list)
-    batch: JsonlColumns | None = None
+    summary: JsonlColumns | None = None
+    problems: FileProblems = field(default_factory=lambda: FileProblems())
+    costs: list[np.ndarray] = field(default_factory=list)
+    pieces: list[int] = field(default_factory=list)  # the frame pieces holding its rows
 
 
 @dataclass
@@ -110,35 +118,103 @@ class FileProblems:
     wrong_type: list[LineProblem] = field(default_factory=list)
     bad_time: list[LineProblem] = field(default_factory=list)
 
+    def extend(self, other: FileProblems) -> None:
+        self.out_of_range.extend(other.out_of_range)
+        self.wrong_type.extend(other.wrong_type)
+        self.bad_time.extend(other.bad_time)
 
-def read_run_telemetry(hosts: list[HostConfig]) -> TableResult:
+
+def read_run_telemetry(hosts: list[HostConfig], *, part_rows: int | None = None) -> TableResult:
     """Every host's ``runs.jsonl`` as one ``schemas.RUN_TELEMETRY`` frame (module contract).
 
     ``extra`` carries ``lines`` and ``bytes`` read in total (for benchmarks and the sources table).
+    Rows are held as Python values at most about ``part_rows`` (default ``jsonl.PART_ROWS``) at a time
+    (docs/reliability.md "Streaming"); the result does not depend on it.
     """
-    columns: dict[str, list[object]] = {name: [] for name in READ_FIELDS}  # shared by all files
+    frames = _TelemetryFrames(jsonl.PART_ROWS if part_rows is None else max(1, part_rows))
     with gc_paused():
-        reads = [_read_host(host, columns) for host in sorted(hosts, key=lambda h: h.name)]
-        files = [(read.host, read.batch) for read in reads if read.batch is not None]
-        frame, problems = telemetry_frame(columns, files)
-    costs = frame["total_cost_usd"].to_numpy(dtype=np.float64)
-    problems_of_file = iter(problems)
+        reads = [_read_host(host, frames, part_rows) for host in sorted(hosts, key=lambda h: h.name)]
+        frames.flush()
+    frame = frames.frame()
     warnings: list[DataWarning] = []
     for read in reads:
         warnings.extend(read.warnings)
-        if read.batch is not None:
-            first = read.batch.first_row
-            _count_host(read.stat, read.batch, costs[first : first + read.batch.rows])
-            warnings.extend(_line_warnings(read.host, read.batch, next(problems_of_file)))
+        if read.summary is not None:
+            costs = np.concatenate(read.costs) if read.costs else np.zeros(0)
+            _count_host(read.stat, read.summary, costs)
+            warnings.extend(_line_warnings(read.host, read.summary, read.problems))
+    summaries = [read.summary for read in reads if read.summary is not None]
     return TableResult(
         frame=frame,
         warnings=warnings,
         sources=[read.stat for read in reads],
         extra={
-            "lines": sum(batch.lines for _, batch in files),
-            "bytes": sum(batch.bytes for _, batch in files),
+            "lines": sum(summary.lines for summary in summaries),
+            "bytes": sum(summary.bytes for summary in summaries),
         },
     )
+
+
+class _TelemetryFrames:
+    """Decoded parts of every host's file, turned into typed frame pieces ``part_rows`` rows or more
+    at a time: parts of several small files share one piece (the per-column costs are paid per
+    piece, not per file), a large file gives several. The pieces concatenate to the frame one build
+    of all the rows gives; each part's problems and costs go back to its host."""
+
+    def __init__(self, part_rows: int) -> None:
+        self.part_rows = part_rows
+        self.pending: list[tuple[_HostRead, JsonlColumns]] = []
+        self.pending_rows = 0
+        self.pieces: list[pd.DataFrame] = []
+
+    def add(self, read: _HostRead, part: JsonlColumns) -> None:
+        if part.rows:
+            self.pending.append((read, part))
+            self.pending_rows += part.rows
+        if self.pending_rows >= self.part_rows:
+            self.flush()
+
+    def drop(self, read: _HostRead) -> None:
+        """Forget the rows of ``read`` (its file failed to read: it adds no row), pending or in pieces."""
+        self.pending = [(r, part) for r, part in self.pending if r is not read]
+        self.pending_rows = sum(part.rows for _, part in self.pending)
+        for index in sorted(set(read.pieces)):
+            piece = self.pieces[index]
+            self.pieces[index] = piece[piece["host"] != read.host].reset_index(drop=True)
+        read.pieces = []
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        if len(self.pending) == 1:
+            columns = self.pending[0][1].columns
+            files = [(self.pending[0][0].host, self.pending[0][1])]
+        else:
+            columns = {name: [] for name in READ_FIELDS}
+            files = []
+            for read, part in self.pending:
+                first_row = len(columns[READ_FIELDS[0]])
+                files.append((read.host, replace(part, columns=columns, first_row=first_row)))
+                for name in READ_FIELDS:
+                    columns[name].extend(part.columns[name])
+        piece, problems = telemetry_frame(columns, files)
+        costs = piece["total_cost_usd"].to_numpy(dtype=np.float64)
+        row = 0
+        for (read, part), found in zip(self.pending, problems, strict=True):
+            read.problems.extend(found)
+            read.costs.append(costs[row : row + part.rows])
+            read.pieces.append(len(self.pieces))
+            row += part.rows
+        self.pieces.append(piece)
+        self.pending = []
+        self.pending_rows = 0
+
+    def frame(self) -> pd.DataFrame:
+        if not self.pieces:
+            return empty_frame(RUN_TELEMETRY)
+        if len(self.pieces) == 1:
+            return self.pieces[0]
+        return pd.concat(self.pieces, ignore_index=True)
 
 
 def _missing(host: HostConfig, path: str, what: str) -> DataWarning:
@@ -170,9 +246,9 @@ def _path_warning(host: HostConfig, path: Path, kind: str, reason: str, *, is_ho
     return _unreadable(host, str(path), f"(dossier home) {reason}" if is_home else reason)
 
 
-def _read_host(host: HostConfig, columns: dict[str, list[object]]) -> _HostRead:
-    """Decode one host's file, appending its rows to ``columns``; a path that cannot be read gives
-    its warning instead (and adds no row)."""
+def _read_host(host: HostConfig, frames: _TelemetryFrames, part_rows: int | None) -> _HostRead:
+    """Decode one host's file a part at a time, handing its rows to ``frames``; a path that cannot be
+    read gives its warning instead (and adds no row)."""
     home = host.dossier_home
     path = home / RUNS_FILE_NAME
     out = _HostRead(host=host.name, stat=SourceStat(source=SOURCE, host=host.name, path=str(path)))
@@ -182,17 +258,22 @@ def _read_host(host: HostConfig, columns: dict[str, list[object]]) -> _HostRead:
         out.warnings.append(_path_warning(host, home, kind, reason, is_home=True))
         out.stat.notes = f"dossier home {reason}"
         return out
+    summary = JsonlColumns(path=str(path), fields=(), columns={}, line_nos=[])
     try:
-        batch = read_jsonl(path, READ_FIELDS, columns=columns)
+        for part, _ in iter_jsonl_parts(path, READ_FIELDS, part_rows=part_rows):
+            add_accounting(summary, part)
+            frames.add(out, part)
     except OSError as exc:
+        frames.drop(out)
+        out.problems, out.costs = FileProblems(), []
         kind, reason = read_problem(exc)
         out.warnings.append(_path_warning(host, path, kind, reason, is_home=False))
         out.stat.notes = f"runs.jsonl {reason}"
         return out
-    out.batch = batch
-    if batch.is_empty:
+    out.summary = summary
+    if summary.is_empty:
         out.warnings.append(
-            _missing(host, str(path), f"{path} holds no entries ({plural(batch.lines, 'line')})")
+            _missing(host, str(path), f"{path} holds no entries ({plural(summary.lines, 'line')})")
         )
     return out
 

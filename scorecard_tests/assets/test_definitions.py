@@ -90,7 +90,7 @@ def _check_keys() -> set[dg.AssetCheckKey]:
 def test_63_checks_one_subsettable_multi_check_per_asset_and_the_guard() -> None:
     keys = _check_keys()
     with_warnings = (*checks.WARNING_CHECK_ASSETS, *WEEKLY_WARNING_CHECK_ASSETS)
-    assert len(keys) == 63 == 1 + sum(len(warnings_for(a)) for a in with_warnings)
+    assert len(keys) == 64 == 1 + sum(len(warnings_for(a)) for a in with_warnings)
     graph = defs.resolve_asset_graph()
     by_def = {id(graph.assets_def_for_key(k)): graph.assets_def_for_key(k) for k in keys}
     warning_defs = [d for d in by_def.values() if GUARD not in d.check_keys]

@@ -104,7 +104,7 @@ def test_ingest_and_transform_succeed_with_every_check_warn_not_error(fleet_env:
     assert result.success
     evals = result.get_asset_check_evaluations()
     assert evals, "the warning checks must run with their assets"
-    assert len(evals) == WARNING_CHECK_COUNT == 57, "every warning check of the selected assets ran once"
+    assert len(evals) == WARNING_CHECK_COUNT == 58, "every warning check of the selected assets ran once"
     assert all(e.severity == dg.AssetCheckSeverity.WARN for e in evals)
     failed = {(e.asset_key.to_user_string(), e.check_name) for e in evals if not e.passed}
     assert ("trail_runs", "unusable_at") in failed

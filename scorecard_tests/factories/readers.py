@@ -5,6 +5,7 @@ of the fuzz targets (scorecard_tests/fuzz/), which mutate well-formed lines of e
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -182,9 +183,19 @@ def mutated_record(draw: st.DrawFn, records: list[dict[str, Any]]) -> dict[str, 
 @st.composite
 def mutated_line(draw: st.DrawFn, records: list[dict[str, Any]]) -> bytes:
     """A JSON line of a mutated record, or that line damaged: cut short, a byte flipped, a lone
-    surrogate escape, invalid UTF-8, a blank line or plain text."""
+    surrogate escape (in the first key, or at the start of any string value), invalid UTF-8, a blank
+    line or plain text."""
     text = jline(draw(mutated_record(records))).encode()
-    how = draw(st.sampled_from(["keep", "keep", "keep", "cut", "flip", "surrogate", "utf8", "blank", "text"]))
+    how = draw(
+        st.sampled_from(["keep", "keep", "keep", "cut", "flip", "surrogate", "lone", "utf8", "blank", "text"])
+    )
+    if how == "lone":
+        values = [i + 2 for i in range(len(text) - 1) if text.startswith(b':"', i)]
+        if values:
+            at = draw(st.sampled_from(values))
+            escape = draw(st.sampled_from([b"\\ud800", b"\\udfff", b"\\udbff\\udbff"]))
+            return text[:at] + escape + text[at:]
+        return text
     if how == "cut" and len(text) > 1:
         return text[: draw(st.integers(1, len(text) - 1))]
     if how == "flip":
@@ -249,3 +260,42 @@ EVENT_RECORDS: list[dict[str, Any]] = [
     {"ts": "now", "event": "fence-written", "unit": "issue:7", "issue": 7, "detail": "r-7-1a2b gen=1"},
     {"ts": "2026-09-03T07:00:00Z", "event": "verify-incomplete", "issue": 7, "detail": "unverified-exit"},
 ]
+
+
+def large_runs_journal(lines: int, *, seed: int = 7) -> bytes:
+    """A ``runs.jsonl`` of ``lines`` lines shaped like the scheduler's, every 997th line damaged (not
+    JSON, a list as the model, a lone surrogate escape, a time that is not one, a negative cost), for
+    the bounded-memory tests (docs/reliability.md "Streaming")."""
+    rng = random.Random(seed)
+    models = ("claude-sonnet-5", "claude-opus-5", "glm-5.3", "haiku")
+    out: list[bytes] = []
+    for i in range(lines):
+        issue = rng.randint(1, 5000)
+        record: dict[str, Any] = {
+            "timestamp": f"2026-09-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{(i * 7) % 60:02d}.{i % 1000:03d}Z",
+            "dossier": "sched:cycle",
+            "cwd": f"/home/u/projects/api/wt-{issue}",
+            "duration_ms": rng.randint(1000, 3_600_000),
+            "spawned_command": "claude -p --output-format stream-json --model sonnet",
+            "model": models[i % len(models)],
+            "input_tokens": rng.randint(0, 10_000),
+            "output_tokens": rng.randint(0, 100_000),
+            "cache_read_tokens": rng.randint(0, 20_000_000),
+            "total_cost_usd": round(rng.random() * 10, 4),
+            "unit": f"issue:{issue}",
+            "tier": ("mechanical", "mid", "strong")[i % 3],
+        }
+        damage = (i // 997) % 5 if i % 997 == 0 else -1
+        if damage == 1:
+            record["model"] = ["x"]
+        elif damage == 3:
+            record["timestamp"] = "now"
+        elif damage == 4:
+            record["total_cost_usd"] = -1
+        line = jline(record).encode()
+        if damage == 0:
+            line = line[:-1]
+        elif damage == 2:
+            line = line.replace(b'"sched:cycle"', b'"sched:\\ud800"')
+        out.append(line)
+    return b"\n".join(out) + b"\n"

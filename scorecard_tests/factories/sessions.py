@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
+from scorecard_tests.factories import readers as R
+
 T0 = 1772445600000  # 2026-03-02T10:00:00Z
 SESSION = "ses_3a1f0c9d2ffeQ8r2Lk0pZt7Yw"
 PROJECT = "9f1c2e3d4b5a69788a7b6c5d4e3f2a1b0c9d8e7f"
@@ -727,3 +731,94 @@ def shell(command: str) -> Any:
     from scorecard_assets.sessions._common import Tool
 
     return Tool(name="bash", status="ok", command=command)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hypothesis strategies of the sessions fuzz targets (scorecard_tests/fuzz/test_sessions_stores.py)
+
+_SQL_VALUES = (
+    st.none()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=16)
+    | st.binary(max_size=16)
+)
+_MESSAGE_DATA = [
+    assistant(T0, tools=[tool("edit", filePath="src/a.py"), tool("bash", command="pytest -q")], cost=0.1),
+    assistant(T0 + 1, agent="plan", completed=T0 + 9, variant=None),
+    user(T0),
+]
+_SESSION_COLUMNS = ("cost", "time_created", "time_updated", "agent", "directory", "version", "parent_id")
+
+
+@st.composite
+def _message_data(draw: st.DrawFn) -> Any:
+    """A message's ``data``: a mutated record as JSON text, that text damaged, or any SQL value."""
+    how = draw(st.sampled_from(["json", "json", "line", "value"]))
+    if how == "json":
+        return R.jline(draw(R.mutated_record(_MESSAGE_DATA)))
+    if how == "line":  # as a BLOB, or as text with what is not UTF-8 replaced
+        raw = draw(R.mutated_line(_MESSAGE_DATA))
+        return raw if draw(st.booleans()) else raw.decode("utf-8", "replace")
+    return draw(_SQL_VALUES)
+
+
+def opencode_mutation() -> st.SearchStrategy[tuple[str, str, int, Any]]:
+    """(table, column, row index, new value) for a DB built by ``section_5_1``."""
+    return st.one_of(
+        st.tuples(st.just("session_message"), st.just("data"), st.integers(0, 30), _message_data()),
+        st.tuples(
+            st.just("session_message"),
+            st.sampled_from(["time_created", "type", "time_updated"]),
+            st.integers(0, 30),
+            _SQL_VALUES | st.sampled_from(["compaction", "user", "assistant"]),
+        ),
+        st.tuples(st.just("session_v2"), st.sampled_from(_SESSION_COLUMNS), st.integers(0, 3), _SQL_VALUES),
+    )
+
+
+def apply_opencode_mutation(conn: sqlite3.Connection, mutation: tuple[str, str, int, Any]) -> None:
+    """Set one column of one row (the ``index``-th, wrapping) to the mutation's value."""
+    table, column, index, value = mutation
+    rows = [r[0] for r in conn.execute(f"SELECT rowid FROM {table} ORDER BY rowid")]
+    if rows and not (value is None and column == "type"):  # the schema's NOT NULL column
+        conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rows[index % len(rows)]))
+
+
+@st.composite
+def hostile_git_log(draw: st.DrawFn) -> str:
+    """``git log --format=%x1e%H|%at|%an|%ae --numstat`` output as ``git_log.git`` decodes it
+    (undecodable bytes as surrogate escapes), its records built well and then damaged."""
+    records: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        head = [
+            draw(st.sampled_from(["0123abcd" * 5, ""]) | st.text(max_size=8)),
+            draw(
+                st.sampled_from(["1772445600", "-5", "--5", "²", "9" * 30, "", "1e9"]) | st.text(max_size=4)
+            ),
+            draw(st.sampled_from(["Ann Dev", "a|b", ""]) | st.text(max_size=8)),
+            draw(st.sampled_from(["ann@x.org", "\udcff@x"]) | st.text(max_size=8)),
+        ]
+        lines = [
+            draw(
+                st.sampled_from(
+                    [
+                        "1\t2\tsrc/a.py",
+                        "-\t-\tbin.dat",
+                        "3\t0\tsrc/{old => new}/b.py",
+                        "0\t0\told.py => new.py",
+                        '1\t1\t"sp\\303\\251cial\\tname"',
+                        '1\t1\t"\\777\\"',
+                        "1\t1\t",
+                        "1\t1\t{ => }",
+                        "1\t1\t\udcfe.py",
+                        "",
+                    ]
+                )
+                | st.text(max_size=12)
+            )
+            for _ in range(draw(st.integers(0, 4)))
+        ]
+        records.append("|".join(head[: draw(st.integers(1, 4))] if draw(st.booleans()) else head) + "\n")
+        records[-1] += "\n".join(lines)
+    return "".join("\x1e" + r for r in records) + draw(st.sampled_from(["", "\n", "\x1e", "tail"]))

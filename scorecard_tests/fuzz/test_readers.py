@@ -107,7 +107,9 @@ def test_cycle_imports(data: bytes, as_csv: bool) -> None:
     if as_csv:
         rows = [json.loads(line) for line in data.split(b"\n") if _is_object(line)]
         head = ",".join(_CYCLE_FIELDS).encode()
-        body = b"\n".join(b",".join(str(r.get(f, "")).encode() for f in _CYCLE_FIELDS) for r in rows)
+        body = b"\n".join(
+            b",".join(str(r.get(f, "")).encode("utf-8", "surrogatepass") for f in _CYCLE_FIELDS) for r in rows
+        )
         data = head + b"\n" + body + data[:3]  # the first bytes of the raw lines as a damaged tail
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / ("cycles.csv" if as_csv else "cycles.jsonl")

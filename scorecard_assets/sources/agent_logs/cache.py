@@ -58,14 +58,15 @@ import numpy as np
 import orjson
 
 # Bumped whenever the layout or what a parser extracts changes (v3: Codex turns from turn.started; v4: line
-# accounting, wrong-type fields, the content-chosen format and its command hint),
+# accounting, wrong-type fields, the content-chosen format and its command hint; v5: lines whose lone
+# surrogate escapes were replaced),
 # so that slices parsed by an older reader are never served.
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 CACHE_KIND = "scorecard.agent-logs"
 CACHE_FILE_NAME = f"agent-logs.v{CACHE_VERSION}.cache"
 # Documents of earlier versions (v1 was a single JSON document, v2 the first columnar one): ignored,
 # removed once this one is written.
-OLDER_FILE_NAMES = ("agent-logs.v1.json", "agent-logs.v2.cache", "agent-logs.v3.cache")
+OLDER_FILE_NAMES = ("agent-logs.v1.json", "agent-logs.v2.cache", "agent-logs.v3.cache", "agent-logs.v4.cache")
 FINGERPRINT_BYTES = 4096
 
 ReadMode = Literal["unchanged", "append", "full"]

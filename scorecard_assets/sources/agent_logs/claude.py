@@ -18,7 +18,6 @@ from scorecard_assets.sources.agent_logs.parsing import (
     FormatParser,
     Problems,
     Sums,
-    decode,
     text_of,
     upper_median,
     valid_number,
@@ -95,7 +94,7 @@ class ClaudeParser(FormatParser):
 
     def feed(self, start: int, end: int, line: int, kind: bytes | None) -> None:
         """Every line is decoded, so that each is read, malformed or ignored (never unseen)."""
-        record = decode(self.view, start, end)
+        record = self.decode_record(start, end, line)
         if isinstance(record, dict):
             if not self._record(record, line, 0):
                 self.problems.ignored(line)

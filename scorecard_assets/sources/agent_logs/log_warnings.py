@@ -73,6 +73,9 @@ def file_warnings(
                 count=bad,
             )
         )
+    replaced = sum(s.replaced for s in slices)
+    if replaced:
+        found.append(_replaced_warning(shown, path, host, repo, issue, slices, replaced))
     found.extend(_content_warnings(shown, path, host, repo, issue, slices))
     for s in slices:
         if s.preamble_problem is not None:
@@ -93,6 +96,42 @@ def file_warnings(
                 )
             )
     return found
+
+
+def _replaced_warning(
+    shown: str,
+    path: str,
+    host: str,
+    repo: str,
+    issue: int,
+    slices: Sequence[SliceResult | SliceProblems],
+    replaced: int,
+) -> DataWarning:
+    """docs/reliability.md "Encodings": lines of valid JSON whose lone surrogate escapes were replaced
+    by U+FFFD, as ``jsonl.replaced_text_warning`` reports them for runs.jsonl and events.jsonl, with the
+    dispatch slices that hold them."""
+    lines = [n for s in slices for n in s.replaced_lines][:EXAMPLES]
+    holding = [s.index for s in slices if s.replaced]
+    return DataWarning(
+        code="text_replaced",
+        asset=ASSET,
+        message=(
+            f"agent log {shown}: {replaced} line(s) hold a lone UTF-16 surrogate escape (first at line(s) "
+            f"{', '.join(map(str, lines))}, in dispatch slice(s) {', '.join(map(str, holding[:EXAMPLES]))}); "
+            "each was replaced by U+FFFD and the lines still count"
+        ),
+        repo=repo,
+        issue=issue,
+        host=host,
+        path=path,
+        line=lines[0] if lines else None,
+        values={
+            "lines": replaced,
+            "first_lines": ", ".join(map(str, lines)),
+            "slices": ", ".join(map(str, holding[:EXAMPLES])),
+        },
+        count=replaced,
+    )
 
 
 def unreadable(path: Path | str, host: str, repo: str | None, exc: OSError, what: str) -> DataWarning:

@@ -55,6 +55,9 @@ class Problems:
         self.field_examples: list[list[Any]] = []
         self.ignored_count = 0
         self.last_ignored = 0
+        self.replaced_count = 0
+        self.replaced_lines: list[int] = []
+        self.last_replaced = 0
 
     def malformed(self, line: int) -> None:
         if self.last_malformed == line and self.malformed_count:
@@ -62,6 +65,8 @@ class Problems:
         if self.last_ignored == line:  # a line is malformed or ignored, never both
             self.ignored_count -= 1
             self.last_ignored = 0
+        if self.last_replaced == line:  # a malformed line is warned as such, not as replaced text
+            self._unreplace(line)
         self.malformed_count += 1
         self.last_malformed = line
         if len(self.malformed_lines) < EXAMPLES:
@@ -81,6 +86,23 @@ class Problems:
         self.ignored_count += 1
         self.last_ignored = line
 
+    def replaced(self, line: int) -> None:
+        """The line is valid JSON whose lone UTF-16 surrogate escapes were replaced by U+FFFD
+        (docs/reliability.md "Encodings"). Not a category of the line accounting: the line is still
+        read or ignored; counted once, and not at all when the line turns out malformed."""
+        if self.last_replaced == line or (self.last_malformed == line and self.malformed_count):
+            return
+        self.replaced_count += 1
+        self.last_replaced = line
+        if len(self.replaced_lines) < EXAMPLES:
+            self.replaced_lines.append(line)
+
+    def _unreplace(self, line: int) -> None:
+        self.replaced_count -= 1
+        self.last_replaced = 0
+        if self.replaced_lines and self.replaced_lines[-1] == line:
+            self.replaced_lines.pop()
+
     def bad_value(self, line: int, name: str, value: object) -> None:
         self.bad_count += 1
         if len(self.bad_examples) < EXAMPLES:
@@ -94,6 +116,8 @@ class Problems:
         out.bad_value_examples = [list(example) for example in self.bad_examples]
         out.malformed_fields = [list(example) for example in self.field_examples]
         out.ignored_lines = self.ignored_count
+        out.replaced = self.replaced_count
+        out.replaced_lines = list(self.replaced_lines)
 
 
 def valid_number(value: object, limit: float) -> float | None:
@@ -179,25 +203,34 @@ def line_shape(data: bytes, start: int, end: int) -> object:
     return BAD
 
 
-def decode(view: memoryview, start: int, end: int) -> object:
-    """The decoded line, or ``BAD`` when it is not valid JSON.
+def decode_line(view: memoryview, start: int, end: int) -> tuple[object, bool]:
+    """The decoded line (``BAD`` when it is not valid JSON) and whether lone surrogate escapes in it
+    were replaced by U+FFFD.
 
     A number beyond double range (``1e400``) is valid JSON that orjson refuses: such a line is
     decoded again with the standard library so that only that value (``inf``) is rejected later by
-    the range checks, not the whole record.
+    the range checks, not the whole record. A lone UTF-16 surrogate escape (``"\\ud800"``) is valid
+    JSON too: the line is decoded with each one replaced (docs/reliability.md "Encodings").
     """
     try:
-        return orjson.loads(view[start:end])
+        return orjson.loads(view[start:end]), False
     except orjson.JSONDecodeError as exc:
-        if is_surrogate_refusal(exc):  # valid JSON: lone surrogates become U+FFFD
+        if is_surrogate_refusal(exc):
             value = decode_with_lone_surrogates(view[start:end])
-            return BAD if value is None or value is TOO_DEEP else value
+            if value is None or value is TOO_DEEP:
+                return BAD, False
+            return value, True
         if not exc.msg.startswith(ORJSON_INFINITY_PREFIX):
-            return BAD
+            return BAD, False
     try:
-        return json.loads(bytes(view[start:end]), parse_constant=reject_json_constant)
+        return json.loads(bytes(view[start:end]), parse_constant=reject_json_constant), False
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return BAD
+        return BAD, False
+
+
+def decode(view: memoryview, start: int, end: int) -> object:
+    """``decode_line`` without the replacement flag (for looks at a line that another step counts)."""
+    return decode_line(view, start, end)[0]
 
 
 def upper_median(values: list[float]) -> float:
@@ -238,9 +271,16 @@ class FormatParser:
     def finish(self, out: SliceResult) -> None:
         raise NotImplementedError
 
+    def decode_record(self, start: int, end: int, line: int) -> object:
+        """``decode`` of the slice's line ``line``, noting a lone-surrogate replacement in its problems."""
+        record, replaced = decode_line(self.view, start, end)
+        if replaced:
+            self.problems.replaced(line)
+        return record
+
     def decode_object(self, start: int, end: int, line: int) -> dict[str, Any] | None:
         """Decode a line that must hold one JSON object; None for a blank line or a malformed one."""
-        record = decode(self.view, start, end)
+        record = self.decode_record(start, end, line)
         if isinstance(record, dict):
             event = record.get("type")
             if event is not None and not isinstance(event, str):

@@ -96,6 +96,7 @@ def _has_problem(s: SliceResult) -> bool:
     return (
         s.malformed > 0
         or s.bad_values > 0
+        or s.replaced > 0
         or s.preamble_problem is not None
         or s.format_hint is not None
         or cost_missing(s.log_format, s.cost_usd, s.assistant_turns, s.result_records)

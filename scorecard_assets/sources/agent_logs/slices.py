@@ -52,8 +52,9 @@ class SliceResult:
     """Everything the reader learns from one dispatch slice, plus its data-quality findings.
 
     ``offset``/``line`` locate the slice in its file (byte offset, 1-based line of the first line);
-    float fields are NaN when the slice records nothing. ``malformed_lines`` and
-    ``bad_value_examples`` keep the first ``EXAMPLES`` occurrences; the counts are complete.
+    float fields are NaN when the slice records nothing. ``malformed_lines``, ``bad_value_examples``
+    and ``replaced_lines`` keep the first ``EXAMPLES`` occurrences; the counts are complete.
+    ``replaced`` counts the read or ignored lines whose lone surrogate escapes became U+FFFD.
     All fields are JSON-ready so the incremental cache can store slices verbatim.
     """
 
@@ -95,6 +96,8 @@ class SliceResult:
     ignored_lines: int = 0
     malformed_fields: list[list[Any]] = field(default_factory=list)
     format_hint: str | None = None
+    replaced: int = 0
+    replaced_lines: list[int] = field(default_factory=list)
 
     def yields_usage(self) -> bool:
         """True when the slice records a cost or any token count."""
@@ -122,6 +125,8 @@ class SliceProblems(NamedTuple):
     ignored_lines: int
     malformed_fields: list[list[Any]]
     format_hint: str | None
+    replaced: int
+    replaced_lines: list[int]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -298,7 +303,11 @@ class SliceTable:
                 columns[name] = _decode_column(kind, stored[name], rows, unpacker)
             except ValueError as exc:
                 raise ValueError(f"column {name}: {exc}") from None
-        for count, examples in (("malformed", "malformed_lines"), ("bad_values", "bad_value_examples")):
+        for count, examples in (
+            ("malformed", "malformed_lines"),
+            ("bad_values", "bad_value_examples"),
+            ("replaced", "replaced_lines"),
+        ):
             listed = np.fromiter(map(bool, columns[examples]), dtype=bool, count=rows)
             if not np.array_equal(columns[count] > 0, listed):
                 raise ValueError(f"column {examples} does not match column {count}")

@@ -23,6 +23,7 @@ from scorecard_assets.sources.agent_logs.parsing import (
     FormatParser,
     Problems,
     decode,
+    decode_line,
     line_kind,
     line_shape,
 )
@@ -194,12 +195,13 @@ _PARSERS: dict[str, type[FormatParser]] = {
 }
 
 
-def _preamble_record(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
-    """The preamble record when the line is a complete ``sched-dispatch`` object, else None."""
-    record = decode(view, start, end)
+def _preamble_record(view: memoryview, start: int, end: int) -> tuple[dict[str, Any] | None, bool]:
+    """The preamble record when the line is a complete ``sched-dispatch`` object, else None; and
+    whether its lone surrogate escapes were replaced."""
+    record, replaced = decode_line(view, start, end)
     if isinstance(record, dict) and record.get("type") == "sched-dispatch":
-        return record
-    return None
+        return record, replaced
+    return None, False
 
 
 # ISO 8601 times that datetime.fromisoformat reads exactly as pandas does (at most microseconds).
@@ -466,8 +468,9 @@ class _LogStream:
             end = limit if newline == -1 else newline
             kind = line_kind(data, pos, end)
             preamble = None
+            preamble_replaced = False
             if kind == b"sched-dispatch" or (kind is None and find(_PREAMBLE_MARKER, pos, end) != -1):
-                preamble = _preamble_record(view, pos, end)
+                preamble, preamble_replaced = _preamble_record(view, pos, end)
             if preamble is not None or (current is None and NON_SPACE_RE.search(data, pos, end) is not None):
                 content_start = end + 1 if preamble is not None else pos
                 content_format = _sniff_format(data, view, content_start, final)
@@ -486,6 +489,8 @@ class _LogStream:
                     index=self.base_index + len(self.slices),
                     preamble=preamble,
                 )
+                if preamble_replaced:
+                    current.problems.replaced(line)
                 current.blank_lines(self.leading_blank)
                 self.leading_blank = 0
                 if preamble is None:

@@ -35,6 +35,7 @@ class RowTotals:
     malformed: list[int]
     lines: list[int]
     ignored: list[int]
+    replaced: list[int]
     usage: list[int]
     unknown: list[int]
     problems: list[int]
@@ -53,6 +54,7 @@ class RowTotals:
         malformed = columns["malformed"]
         problems = (malformed > 0) | (columns["bad_values"] > 0) | ~pd.isna(columns["preamble_problem"])
         problems |= ~pd.isna(columns["format_hint"])
+        problems |= columns["replaced"] > 0
         problems |= (
             np.isin(columns["log_format"], COST_FORMATS)
             & np.isnan(columns["cost_usd"])
@@ -62,6 +64,7 @@ class RowTotals:
             malformed=running(malformed),
             lines=running(columns["lines"]),
             ignored=running(columns["ignored_lines"]),
+            replaced=running(columns["replaced"]),
             usage=running(usage),
             unknown=running(columns["log_format"] == FORMAT_UNKNOWN),
             problems=running(problems),
@@ -81,6 +84,7 @@ class DirTally:
     lines: int = 0
     ignored: int = 0
     malformed: int = 0
+    replaced: int = 0
     bytes: int = 0
     cost: float | None = None
     yields_usage: bool = False
@@ -94,6 +98,7 @@ class DirTally:
         self.malformed += totals.malformed[stop] - totals.malformed[start]
         self.lines += totals.lines[stop] - totals.lines[start]
         self.ignored += totals.ignored[stop] - totals.ignored[start]
+        self.replaced += totals.replaced[stop] - totals.replaced[start]
         self.yields_usage = self.yields_usage or totals.usage[stop] > totals.usage[start]
         self.unknown_format += totals.unknown[stop] - totals.unknown[start]
         for cost in totals.costs[start:stop]:
@@ -107,6 +112,7 @@ class DirTally:
             self.malformed += s.malformed
             self.lines += s.lines
             self.ignored += s.ignored_lines
+            self.replaced += s.replaced
             self.yields_usage = self.yields_usage or s.yields_usage()
             self.unknown_format += s.log_format == FORMAT_UNKNOWN
             if not math.isnan(s.cost_usd):
@@ -122,6 +128,9 @@ def source_stat(host: str, repo: str, runs_dir: Path, tally: DirTally, note: str
             f"{tally.lines} line(s): {read} read, {tally.malformed} malformed, {tally.ignored} ignored by "
             "design (blank, record kinds that carry no usage, text in an unrecognised format)"
         )
+    if tally.replaced:
+        # docs/reliability.md "Encodings": valid JSON, kept, each lone surrogate replaced by U+FFFD
+        notes.append(f"{tally.replaced} line(s) with a lone UTF-16 surrogate escape replaced by U+FFFD")
     if tally.ignored_names:
         notes.append(f"{tally.ignored_names} file(s) ignored: no issue number in the name")
     if tally.unknown_format:

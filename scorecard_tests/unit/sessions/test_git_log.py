@@ -4,8 +4,9 @@ renames, worktrees, clones, incremental reads and identity seeds."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
-from scorecard_assets.sessions.git_log import find_repos, global_seeds, parse_log, read_git
+from scorecard_assets.sessions.git_log import commits_frame, find_repos, global_seeds, parse_log, read_git
 from scorecard_tests.factories.sessions import commit_files, git_env, init_repo, run_git
 
 WHEN = 1_772_445_600
@@ -96,3 +97,26 @@ def test_parse_log_edge_cases():
     assert log.names[0] == "Name | With Pipe" and log.emails[1] == ""
     assert log.files == [(), (), ("tab\there.txt",)]
     assert log.malformed == ["bad header"]
+
+
+# Found by the git log fuzz target (docs/reliability.md "Fuzz targets"): each once raised.
+@pytest.mark.parametrize("at", ["--5", "²", "٣", "9" * 30, "1e9", "+5", ""])
+def test_an_author_time_that_is_not_an_int64_makes_the_record_malformed(at: str) -> None:
+    parsed = parse_log(f"\x1e{'a' * 40}|{at}|Ann|ann@x.org\n1\t1\tsrc/a.py\n\x1e{'b' * 40}|-5|Bo|bo@x.org\n")
+    assert parsed.malformed == [f"{'a' * 40}|{at}|Ann|ann@x.org"[:80]]
+    assert parsed.hashes == ["b" * 40] and parsed.at == [-5]
+    assert len(commits_frame("/r/.git", parsed)) == 1
+
+
+def test_bytes_that_are_not_utf8_in_names_emails_and_paths_become_replacement_characters() -> None:
+    # git_log.git decodes git's output with surrogate escapes: a Latin-1 name arrives as \udce9
+    parsed = parse_log(f"\x1e{'c' * 40}|1772445600|Ren\udce9|r\udce9@x.org\n1\t1\tcaf\udce9.py\n")
+    frame = commits_frame("/r/.git", parsed)
+    assert frame["author_name"].tolist() == ["Ren\ufffd"]
+    assert frame["identity"].tolist() == ["r\ufffd@x.org"]
+    assert frame["files"].tolist() == [("caf\ufffd.py",)]
+
+
+def test_a_rename_to_nothing_adds_no_empty_path() -> None:
+    parsed = parse_log(f"\x1e{'d' * 40}|1772445600|Ann|ann@x.org\n1\t1\t{{ => }}\n2\t0\tsrc/a.py\n")
+    assert parsed.files == [("src/a.py",)]
