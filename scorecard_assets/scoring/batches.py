@@ -92,7 +92,14 @@ class Anchor:
     has_setup: bool = False
 
 
-def _ordered_milestones(trail_comments: pd.DataFrame) -> Iterable[tuple[str, int, Any]]:
+Milestones = list[tuple[str, int, Any]]
+"""(repo, issue, parsed milestone) of every milestone comment, in trail order."""
+
+
+def ordered_milestones(trail_comments: pd.DataFrame) -> Milestones:
+    """The milestones of ``trail_comments`` in trail order (repo, issue, time, comment id). Parsing
+    every comment is the costly part of the batch tables: a weekly asset parses once for all its
+    weeks and hands the result to :func:`batch_amortization`."""
     if trail_comments.empty:
         return []
     df = trail_comments.sort_values(["repo", "issue", "created_at", "comment_id"], kind="stable")
@@ -104,10 +111,28 @@ def _ordered_milestones(trail_comments: pd.DataFrame) -> Iterable[tuple[str, int
     return out
 
 
-def collect_anchors(trail_comments: pd.DataFrame) -> dict[tuple[str, str], Anchor]:
+def batch_milestones(trail_comments: pd.DataFrame) -> Milestones:
+    """:func:`ordered_milestones` of the comments that can be a ``batch-*`` or ``ship`` milestone, the
+    only phases the batch tables read. A milestone's phase is the value of its first ``phase=`` key,
+    so its body holds ``phase=batch-`` or ``phase=ship``: the other comments are skipped by one
+    substring test instead of a parse (exact, and most of the comments of a long history)."""
+    if trail_comments.empty:
+        return []
+    body = trail_comments["body"]
+    wanted = body.str.contains("phase=batch-", regex=False, na=False) | body.str.contains(
+        "phase=ship", regex=False, na=False
+    )
+    return ordered_milestones(trail_comments[wanted.to_numpy(dtype=bool)])
+
+
+def _milestones(trail_comments: pd.DataFrame | Milestones) -> Milestones:
+    return trail_comments if isinstance(trail_comments, list) else ordered_milestones(trail_comments)
+
+
+def collect_anchors(trail_comments: pd.DataFrame | Milestones) -> dict[tuple[str, str], Anchor]:
     """Anchors by (repo, batch id) from the milestones with a ``batch-*`` phase."""
     groups: dict[tuple[str, int, str], list[Any]] = {}
-    for repo, issue, m in _ordered_milestones(trail_comments):
+    for repo, issue, m in _milestones(trail_comments):
         if m.phase.startswith("batch-"):
             run = m.keys.get("keys.run") or m.run
             groups.setdefault((repo, issue, run), []).append(m)
@@ -148,10 +173,10 @@ def _merge_stone(a: Anchor, s: Any) -> None:
             a.ci_fix_attempts = fixes
 
 
-def ship_ci_fixes(trail_comments: pd.DataFrame) -> dict[tuple[str, int], int | None]:
+def ship_ci_fixes(trail_comments: pd.DataFrame | Milestones) -> dict[tuple[str, int], int | None]:
     """Per (repo, issue): ``ci_fix_attempts=`` of the trail's last ``ship`` milestone (None if absent)."""
     out: dict[tuple[str, int], int | None] = {}
-    for repo, issue, m in _ordered_milestones(trail_comments):
+    for repo, issue, m in _milestones(trail_comments):
         if m.phase == "ship":
             out[(repo, issue)] = _digits(m.keys.get("ci_fix_attempts"))
     return out
@@ -454,7 +479,7 @@ def batch_amortization(
     *,
     start: str,
     end: str,
-    trail_comments: pd.DataFrame,
+    trail_comments: pd.DataFrame | Milestones,
     prs: pd.DataFrame,
     journal: pd.DataFrame,
     logs: pd.DataFrame,
@@ -462,8 +487,10 @@ def batch_amortization(
     issue_rows: pd.DataFrame,
 ) -> dict[str, Any]:
     """The sidecar's ``batchAmortization``: summary rows (repos sorted; sched, manual, full-cycle)
-    and per-batch rows (by repo, batch)."""
-    anchors = collect_anchors(trail_comments)
+    and per-batch rows (by repo, batch). ``trail_comments`` may be given already parsed
+    (:func:`ordered_milestones`)."""
+    stones = _milestones(trail_comments)
+    anchors = collect_anchors(stones)
     prep_map: dict[tuple[str, str], float] = {}
     if not prep.empty:
         for repo, bid, tokens in zip(prep["repo"], prep["batch"], prep["prep_tokens"], strict=True):
@@ -483,7 +510,7 @@ def batch_amortization(
         in_batches.update((r["repo"], m) for m in r["members"])
         if r["anchor"] is not None:
             in_batches.add((r["repo"], r["anchor"]))
-    ci_fixes = ship_ci_fixes(trail_comments)
+    ci_fixes = ship_ci_fixes(stones)
     repos = sorted({r["repo"] for r in rows} | set(issue_rows["repo"].astype(str)))
     summary: list[dict[str, Any]] = []
     for repo in repos:

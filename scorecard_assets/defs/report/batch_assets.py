@@ -12,6 +12,7 @@ from scorecard_assets.defs.report.assets import _windows, weekly_asset
 from scorecard_assets.defs.resources import ScorecardResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.scoring.batches import batch_amortization as amortization_of
+from scorecard_assets.scoring.batches import batch_milestones
 from scorecard_assets.scoring.scorecard import window_issue_rows
 from scorecard_assets.scoring.windows import rows_filter
 from scorecard_assets.storage.tables import StoredTable
@@ -37,7 +38,9 @@ def batch_amortization(
     windows = _windows(context.partition_keys, cfg)
     candidates = run_table.read(filter=rows_filter(list(windows.values())))
     inputs = (batch_journal, batch_logs, batch_prep, batch_pull_requests)
-    comments, prs = trail_comments.frame, batch_pull_requests.frame
+    # parsed once for every week of the run (a 12-week backfill parsed the history 24 times)
+    trails = trail_comments.read(columns=["repo", "issue", "created_at", "comment_id", "body"])
+    comments, prs = batch_milestones(trails), batch_pull_requests.frame
     journal, logs, prep = batch_journal.frame, batch_logs.frame, batch_prep.frame
 
     def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:

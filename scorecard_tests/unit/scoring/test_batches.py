@@ -9,7 +9,15 @@ import pytest
 
 from scorecard_assets.config import load_config
 from scorecard_assets.report.batches import batch_section, fmt_batch_tokens
-from scorecard_assets.scoring.batches import attribute_prep, batch_amortization, batch_id_from_branch
+from scorecard_assets.scoring.batches import (
+    attribute_prep,
+    batch_amortization,
+    batch_id_from_branch,
+    batch_milestones,
+    collect_anchors,
+    ordered_milestones,
+    ship_ci_fixes,
+)
 from scorecard_assets.sources.batches import (
     read_batch_journal,
     read_batch_logs,
@@ -33,7 +41,7 @@ EXPECTED_BATCHES = [
 ]
 
 
-def _amortization(root: Path, *, with_runs: bool = True) -> dict:
+def _amortization(root: Path, *, with_runs: bool = True, comments: object = None) -> dict:
     cfg = load_config(fx.write_fixture(root, with_runs=with_runs))
     records = read_prep_records(cfg).frame
     sessions = {h: set(g["session_id"]) for h, g in records.groupby("host")}
@@ -41,7 +49,7 @@ def _amortization(root: Path, *, with_runs: bool = True) -> dict:
     return batch_amortization(
         start=fx.START,
         end=fx.END,
-        trail_comments=fx.trail_comments(),
+        trail_comments=fx.trail_comments() if comments is None else comments,
         prs=read_batch_prs(cfg).frame,
         journal=read_batch_journal(cfg).frame,
         logs=read_batch_logs(cfg).frame,
@@ -143,3 +151,21 @@ def test_a_record_with_no_rows_gives_zero_and_the_window_starts_at_the_previous_
     assert out["prep_tokens"].to_dict() == {"a": 0.0, "b": 7.0}
     assert out.loc["b", "from_ms"] == 10 * hour
     assert out.loc["a", "from_ms"] == 4 * hour
+
+
+def test_the_prefiltered_milestones_give_the_same_tables_as_parsing_every_comment(tmp_path: Path) -> None:
+    """batch_milestones skips comments without ``phase=batch-`` / ``phase=ship`` before parsing; the
+    tables must be those of the whole parse, also with comments that mention those words elsewhere."""
+    comments = fx.trail_comments()
+    noise = comments.iloc[:1].copy()
+    noise["body"] = "we will phase=ship this later"  # not a milestone: no marker
+    comments = pd.concat([comments, noise], ignore_index=True)
+    every = ordered_milestones(comments)
+    kept = batch_milestones(comments)
+    assert 0 < len(kept) < len(every)
+    assert {m.phase for _, _, m in every} - {m.phase for _, _, m in kept}, "some phases are skipped"
+    assert all(m.phase.startswith("batch-") or m.phase == "ship" for _, _, m in kept)
+    assert collect_anchors(kept) == collect_anchors(comments)
+    assert ship_ci_fixes(kept) == ship_ci_fixes(comments)
+    parsed = _amortization(tmp_path / "parsed", comments=batch_milestones(fx.trail_comments()))
+    assert parsed == _amortization(tmp_path / "whole")
