@@ -89,12 +89,16 @@ def _checked_week(key: str, flag: str) -> str:
         raise SystemExit(
             f"{flag}: {key} is before the first week {first} (PARTITIONS_START in defs/partitions.py)"
         )
-    last = weekly_partitions.get_last_partition_key()
-    if last is not None and key > last:
-        raise SystemExit(f"{flag}: week {key} is not over yet; the last complete week is {last}")
+    complete = latest_complete_partition(datetime.now(UTC).date())
+    if key > complete:
+        raise SystemExit(f"{flag}: week {key} is not over yet; the last complete week is {complete}")
+    # then the config's as_of: when it is set the partitions end there too, and its message says why
     past = week_past_as_of(key, load_config().as_of)
     if past:
         raise SystemExit(f"{flag}: {past}")
+    last = weekly_partitions.get_last_partition_key()
+    if last is not None and key > last:
+        raise SystemExit(f"{flag}: week {key} is past the last partition {last}")
     return key
 
 
