@@ -1,7 +1,9 @@
 """Group ``transform``: runs from trails, the joined run table, Pragmatikos cycles."""
 
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import dagster as dg
 import pandas as pd
@@ -58,22 +60,17 @@ def trail_runs(
     same_rule = previous is not None and _same_code(previous_record(previous), record)
 
     def compute() -> TableResult:
-        token = secrets.token_hex(8)
-        with state.store().workspace(TRAIL_RUNS_STATE) as folder:
-            path = folder / incremental.ISSUE_STATE_FILE
-            stored_token = previous.extra.get(incremental.TOKEN_KEY) if same_rule and previous else None
-            issue_state = incremental.load_issue_state(path, stored_token)
-            stored = previous.frame if issue_state is not None and previous is not None else None
-            result, digests, per_issue, recomputed = incremental.refresh_trail_runs(
+        result = _issue_by_issue(
+            context,
+            state,
+            (TRAIL_RUNS_STATE, incremental.ISSUE_STATE_FILE),
+            previous if same_rule else None,
+            incremental.load_issue_state,
+            incremental.save_issue_state,
+            lambda stored, issue_state: incremental.refresh_trail_runs(
                 trail_comments.frame, stored, issue_state
-            )
-            incremental.save_issue_state(path, digests, per_issue, token)
-        context.log.info(
-            "trail_runs: "
-            + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
+            ),
         )
-        result.extra[incremental.TOKEN_KEY] = token
-        result.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
         return forward_lineage(result, trail_comments)
 
     return refresh(
@@ -84,6 +81,37 @@ def trail_runs(
         ["repo", "issue", "run_id", "started_at", "last_phase", "last_status", "delivered", "model_raw"],
         lambda r: {"issues_recomputed": int(r.extra["issues_recomputed"])},
     )
+
+
+def _issue_by_issue(
+    context: dg.AssetExecutionContext,
+    state: StateStoreResource,
+    where: tuple[str, str],
+    reusable: StoredTable | None,
+    load: Callable[[Any, str | None], Any],
+    save: Callable[[Any, Any, Any, str], None],
+    rebuild: Callable[[Any, Any], tuple[TableResult, Any, Any, int | None]],
+) -> TableResult:
+    """The per-issue refresh of ``trail_runs`` and ``run_table`` (docs/incremental.md "Recomputing
+    changed issues"): the state file ``where`` (workspace, file name) is used only when it carries the
+    token of ``reusable`` (the stored value, when built by this code and config); ``rebuild(stored
+    frame, state)`` merges or rebuilds; the new state is saved with a fresh token that the result
+    carries too."""
+    token = secrets.token_hex(8)
+    workspace, file_name = where
+    with state.store().workspace(workspace) as folder:
+        path = folder / file_name
+        issue_state = load(path, reusable.extra.get(incremental.TOKEN_KEY) if reusable else None)
+        stored = reusable.frame if issue_state is not None and reusable is not None else None
+        result, digests, notes, recomputed = rebuild(stored, issue_state)
+        save(path, digests, notes, token)
+    context.log.info(
+        f"{context.asset_key.to_user_string()}: "
+        + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
+    )
+    result.extra[incremental.TOKEN_KEY] = token
+    result.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
+    return result
 
 
 def _same_code(before: dict | None, now: dict) -> bool:
@@ -127,13 +155,14 @@ def run_table(
     )
 
     def compute() -> TableResult:
-        token = secrets.token_hex(8)
-        with state.store().workspace(RUN_TABLE_STATE) as folder:
-            path = folder / incremental_join.STATE_FILE
-            stored_token = previous.extra.get(incremental.TOKEN_KEY) if same_build and previous else None
-            issue_state = incremental.load_keyed_state(path, stored_token)
-            stored = previous.frame if issue_state is not None and previous is not None else None
-            joined, digests, notes, recomputed = incremental_join.refresh_run_table(
+        joined = _issue_by_issue(
+            context,
+            state,
+            (RUN_TABLE_STATE, incremental_join.STATE_FILE),
+            previous if same_build else None,
+            incremental.load_keyed_state,
+            incremental.save_keyed_state,
+            lambda stored, issue_state: incremental_join.refresh_run_table(
                 trail_runs.frame,
                 run_telemetry.frame,
                 dispatch_events.frame,
@@ -142,14 +171,8 @@ def run_table(
                 dispatch_events.extra.get(UNVERIFIED_EXITS_EXTRA),
                 stored,
                 issue_state,
-            )
-            incremental.save_keyed_state(path, digests, notes, token)
-        context.log.info(
-            "run_table: "
-            + ("every issue computed" if recomputed is None else f"{recomputed} changed issue(s) recomputed")
+            ),
         )
-        joined.extra[incremental.TOKEN_KEY] = token
-        joined.extra["issues_recomputed"] = -1 if recomputed is None else recomputed
         return forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
 
     def counts(result: TableResult) -> dict[str, int]:
