@@ -36,7 +36,6 @@ Output: a frame with the ``schemas.CYCLES`` columns (the ship-state ones all NA 
 from __future__ import annotations
 
 import csv
-import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -336,12 +335,28 @@ def _invalid_utf8_lines(data: bytes) -> set[int]:
             start = at + max(1, error.end - error.start)
 
 
+def _lines(text: str) -> Iterator[str]:
+    """``text`` split after each ``"\n"`` (a final line without one included)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            if start < len(text):
+                yield text[start:]
+            return
+        yield text[start : end + 1]
+        start = end + 1
+
+
 def _read_csv(read: _FileRead, data: bytes) -> None:
     # Bytes that are not UTF-8 are never silently replaced: each row holding one is malformed
     # (counted, warned, skipped; docs/reliability.md "Encodings").
     bad_lines = _invalid_utf8_lines(data)
     text = data.decode("utf-8-sig", errors="replace")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # Rows are fed line by line, split on "\n" only: a bare "\r" inside a line is then a CSV error
+    # of that line (malformed, warned), not a hidden row break, and every line number the warnings
+    # give is the line an editor shows (docs/reliability.md "Line accounting").
+    reader = csv.reader(_lines(text))
     try:
         header = next(reader)
     except StopIteration:

@@ -147,13 +147,14 @@ def iso_ms(value: object) -> int | None:
         return None
     try:
         stamp = pd.Timestamp(value)
+        if stamp is pd.NaT:
+            return None
+        if stamp.tzinfo is None:
+            stamp = stamp.tz_localize("UTC")
+        # pandas keeps a year outside 1677..2262 in a coarser unit; ``.value`` (ns) would overflow.
+        ms = int(stamp.as_unit("ms").asm8.astype("int64"))
     except (ValueError, TypeError, OverflowError):
         return None
-    if stamp is pd.NaT:
-        return None
-    if stamp.tzinfo is None:
-        stamp = stamp.tz_localize("UTC")
-    ms = int(stamp.value // 1_000_000)
     return ms if EPOCH_MS_MIN <= ms <= EPOCH_MS_MAX else None
 
 

@@ -5,6 +5,7 @@ CLI"), and an isolated git environment."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -781,7 +782,9 @@ def apply_opencode_mutation(conn: sqlite3.Connection, mutation: tuple[str, str, 
     """Set one column of one row (the ``index``-th, wrapping) to the mutation's value."""
     table, column, index, value = mutation
     rows = [r[0] for r in conn.execute(f"SELECT rowid FROM {table} ORDER BY rowid")]
-    if rows and not (value is None and column == "type"):  # the schema's NOT NULL column
+    # ``type`` is NOT NULL in the schema; SQLite stores a float NaN as NULL, so NaN is skipped too
+    null = value is None or (isinstance(value, float) and math.isnan(value))
+    if rows and not (null and column == "type"):
         conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (value, rows[index % len(rows)]))
 
 

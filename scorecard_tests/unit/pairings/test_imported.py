@@ -294,3 +294,24 @@ def test_a_lone_surrogate_in_a_jsonl_import_is_kept_and_warned(tmp_path: Path) -
     result = read_cycle_files([write_jsonl(tmp_path / "cycles.jsonl", [text])])
     assert len(result.frame) == 1 and result.frame["pm"].iloc[0] == "model\ufffdx"
     assert [w.code for w in result.warnings] == ["text_replaced"]
+
+
+def test_a_bare_carriage_return_in_a_csv_is_no_hidden_row_break(tmp_path: Path) -> None:
+    """Rows are numbered by "\\n" lines: a bare "\\r" in a line once split it into several CSV rows,
+    so a file of 3 lines reported 4 rows read or malformed (long fuzz run of 2026-12-02)."""
+    path = write_csv(tmp_path / "cycles.csv", [pooled_row(), pooled_row(), pooled_row()])
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2] + b"\r" + lines[2]  # row 2 holds two rows joined by a bare CR
+    path.write_bytes(b"\n".join(lines))
+    result = read_cycle_files([path])
+    assert len(result.frame) == 2
+    assert [w.line for w in result.warnings if w.code == "malformed_line"] == [3]
+    assert len(result.frame) + result.sources[0].malformed <= path.read_bytes().count(b"\n") + 1
+
+
+def test_csv_rows_with_crlf_endings_and_quoted_newlines_are_read(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "cycles.csv", [pooled_row(pm='"a\nb"'), pooled_row()])
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n").replace(b"a\r\nb", b"a\nb"))
+    result = read_cycle_files([path])
+    assert list(result.frame["pm"]) == ["a\nb", pooled_row()["pm"]]
+    assert result.sources[0].malformed == 0

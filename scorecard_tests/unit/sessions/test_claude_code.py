@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from scorecard_assets.config import PriceConfig
 from scorecard_assets.sessions import _common
@@ -227,6 +228,17 @@ def test_hostile_lines_are_counted_exactly(tmp_path, monkeypatch):
     assert sorted(w.line for w in bad) == [3, 4, 5, 6, 7, 8, 10]
     assert any("cut short" in w.message for w in bad)
     assert r.source.malformed == 6
+
+
+@pytest.mark.parametrize(
+    "stamp", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:59:59.000+00:00", "2s26-03-02T10:00:00Z", "now"]
+)
+def test_a_time_outside_the_representable_range_is_a_malformed_line(tmp_path, stamp):
+    """A year pandas keeps outside nanoseconds once raised OverflowError (docs/reliability.md "Times")."""
+    lines = [cc_user("u1", T0, "go"), {**cc_user("u2", T0 + S, "x"), "timestamp": stamp}]
+    r = read(tmp_path, lines)
+    assert r.counters["lines_malformed"] == 1 and r.counters["lines_used"] == 1
+    assert [w.line for w in r.warnings if w.code == LINE_MALFORMED] == [2]
 
 
 def test_a_file_of_unknown_records_is_reported(tmp_path):
