@@ -290,10 +290,17 @@ def test_hostile_lines_are_counted_exactly(tmp_path):
     assert len(r.facts) == 1  # the tool call row
 
 
-@pytest.mark.parametrize("stamp", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00", "2s26-03-02T10:00:00Z"])
+@pytest.mark.parametrize(
+    "stamp", ["0001-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00", "2s26-03-02T10:00:00Z"]
+)
 def test_a_time_outside_the_representable_range_is_a_malformed_line(tmp_path, stamp):
     """A year pandas keeps outside nanoseconds once raised OverflowError (docs/reliability.md "Times")."""
-    lines = [meta(), json.dumps({**cx(T0 + S, "event_msg", {"type": "user_message", "message": "go"}), "timestamp": stamp})]
+    lines = [
+        meta(),
+        json.dumps(
+            {**cx(T0 + S, "event_msg", {"type": "user_message", "message": "go"}), "timestamp": stamp}
+        ),
+    ]
     r = read_codex(write(tmp_path, lines).parents[3])
     assert r.counters["lines_malformed"] == 1
 
