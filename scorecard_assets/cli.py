@@ -5,8 +5,8 @@ Report commands, run in the Dagster instance of the working directory (see :func
 - ``scorecard run [--partition WEEK]``: the whole asset graph for one week (default: the latest
   complete week before the config's ``as_of``, else before today), then the digest and the files;
 - ``scorecard latest``: the week ``run`` picks by default;
-- ``scorecard backfill --from WEEK --to WEEK``: past weeks from the stored snapshots, one in-process
-  run per week (no daemon).
+- ``scorecard backfill --from WEEK --to WEEK``: past weeks from the stored snapshots in one
+  in-process run for the range (no daemon); week by week when that run fails, or with ``--per-week``.
 
 Command groups of other packages register in :data:`COMMAND_GROUPS` (``scorecard github sync``,
 ``scorecard pairings verify``, …). A week is keyed by its Monday; a week that is not over yet, one
@@ -157,13 +157,23 @@ def _instance() -> Iterator[dg.DagsterInstance]:
 # ------------------------------------------------------------------------------------------ runs
 
 _STEP_DONE = {"STEP_SUCCESS": True, "STEP_FAILURE": False, "STEP_SKIPPED": False}
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
 def _execute(
-    job_name: str, partition: str, instance: dg.DagsterInstance, *, steps: bool = True, force: bool = False
+    job_name: str,
+    partition: str,
+    instance: dg.DagsterInstance,
+    *,
+    last: str | None = None,
+    steps: bool = True,
+    force: bool = False,
 ) -> bool:
-    """Run ``job_name`` for ``partition`` in this process; progress per step when ``steps``;
-    ``force`` publishes over the publish guard (docs/reliability.md "The publish guard")."""
+    """Run ``job_name`` for ``partition`` in this process, or for the weeks ``partition`` .. ``last``
+    in one run (the report assets' single-run backfill policy, docs/dagster.md "Backfills: one run
+    per range"); progress per step when ``steps``; ``force`` publishes over the publish guard
+    (docs/reliability.md "The publish guard")."""
     from scorecard_assets.definitions import defs
 
     job = defs.resolve_job_def(job_name)
@@ -172,7 +182,11 @@ def _execute(
     if force:
         quiet["ops"] = {"model_scorecard": {"config": {"force": True}}}
     run_id = str(uuid.uuid4())
-    progress = Progress(total=len(job.graph.node_dict), unit="step", what=f"{job_name} [{partition}]")
+    label = partition if last is None or last == partition else f"{partition} → {last}"
+    progress = Progress(total=len(job.graph.node_dict), unit="step", what=f"{job_name} [{label}]")
+    which: dict[str, object] = {"partition_key": partition}
+    if last is not None and last != partition:
+        which = {"tags": {RANGE_START_TAG: partition, RANGE_END_TAG: last}}
 
     def on_event(entry: object) -> None:
         event = getattr(entry, "dagster_event", None)
@@ -189,7 +203,11 @@ def _execute(
         instance.add_event_listener(run_id, on_event)
     try:
         result = job.execute_in_process(
-            partition_key=partition, instance=instance, raise_on_error=False, run_config=quiet, run_id=run_id
+            instance=instance,
+            raise_on_error=False,
+            run_config=quiet,
+            run_id=run_id,
+            **which,  # type: ignore[arg-type]
         )
     finally:
         progress.close()
@@ -199,7 +217,7 @@ def _execute(
             print(f"step failed: {e.step_key}: {cause}", file=sys.stderr)
     checks = result.get_asset_check_evaluations()
     warn = [c for c in checks if not c.passed]
-    line = f"{job_name} [{partition}]: {'SUCCESS' if result.success else 'FAILURE'}"
+    line = f"{job_name} [{label}]: {'SUCCESS' if result.success else 'FAILURE'}"
     if checks:
         line += f"; {len(warn)} of {len(checks)} checks warned"
     count = _report_warning_count(result)
@@ -246,17 +264,34 @@ def cmd_latest(_: argparse.Namespace) -> int:
 
 def cmd_backfill(args: argparse.Namespace) -> int:
     weeks = _weeks(args.start, args.end)
-    progress = Progress(total=len(weeks), unit="week", what=f"backfill {weeks[0]} → {weeks[-1]}")
     with _instance() as instance:
-        try:
-            for key in weeks:
-                progress.start(key)
-                ok = _execute(args.job, key, instance, steps=False)
-                progress.finish(key, ok=ok)
-                if ok:
+        if len(weeks) > 1 and not args.per_week:
+            # One run for the range: the sources and transforms are loaded once and every report
+            # step loops over the weeks. When it fails nothing of the range is published, so the
+            # weeks are run one at a time and a bad week does not stop the others.
+            if _execute(args.job, weeks[0], instance, last=weeks[-1]):
+                for key in weeks:
                     print(f"  -> {_report_dir(key)}")
-        finally:
-            progress.close()
+                return 0
+            print(
+                f"backfill: the run over {weeks[0]} → {weeks[-1]} failed; running the {len(weeks)} weeks "
+                "one at a time so one bad week does not stop the others",
+                file=sys.stderr,
+            )
+        return _week_by_week(args.job, weeks, instance)
+
+
+def _week_by_week(job: str, weeks: list[str], instance: dg.DagsterInstance) -> int:
+    progress = Progress(total=len(weeks), unit="week", what=f"backfill {weeks[0]} → {weeks[-1]}")
+    try:
+        for key in weeks:
+            progress.start(key)
+            ok = _execute(job, key, instance, steps=False)
+            progress.finish(key, ok=ok)
+            if ok:
+                print(f"  -> {_report_dir(key)}")
+    finally:
+        progress.close()
     print(progress.summary(), file=sys.stderr)
     return 1 if progress.failed else 0
 
@@ -318,10 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     bf = commands.add_parser(
         "backfill",
         help="render a range of past weeks from the stored snapshots (no daemon)",
-        description="Render every week from --from to --to, one in-process run per week, from the "
-        "snapshots the last `run` stored (ingest is not repeated per week). Progress per week and a "
-        "summary with timings; exit 1 when any week failed. A backfill never replaces latest/ with an "
-        "older week.",
+        description="Render every week from --from to --to in one in-process run (the report assets "
+        "loop over the weeks; each week gets its own materialization and report), from the snapshots "
+        "the last `run` stored (ingest is not repeated per week). Progress per step and a summary with "
+        "timings. If that run fails, the weeks are run again one at a time, so one bad week does not "
+        "stop the others; exit 1 when any week failed. A backfill never replaces latest/ with an older "
+        "week.",
     )
     bf.add_argument("--from", dest="start", required=True, metavar="WEEK", help="first week (a Monday)")
     bf.add_argument("--to", dest="end", required=True, metavar="WEEK", help="last week (a Monday)")
@@ -331,6 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["weekly_report_job", "weekly_scorecard_job"],
         help="weekly_report_job (default: report assets only) or weekly_scorecard_job (refresh the "
         "sources for every week too)",
+    )
+    bf.add_argument(
+        "--per-week",
+        action="store_true",
+        help="one run per week instead of one run for the range (slower: every run loads its inputs)",
     )
     _with_config(bf)
     bf.set_defaults(func=cmd_backfill)

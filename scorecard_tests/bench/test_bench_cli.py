@@ -7,7 +7,7 @@ No timing assertions: the children's seconds are given (fakes), or only checked 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -156,3 +156,31 @@ def test_a_week_appended_to_a_working_copy_renders_the_next_week(
     assert report is not None and any(report.rglob("model-scorecard.md"))
     # the cached fleet was only read
     assert f"as_of: {WEEK_SPLIT.isoformat()}" in (tiny_history.fleet / "scorecard.yaml").read_text()
+
+
+def test_a_cli_backfill_is_one_run_for_the_range(tiny_history: TinyHistory, tmp_path: Path) -> None:
+    """``scorecard backfill`` of three weeks: one Dagster run with the range tags, one report per week."""
+    import dagster as dg
+    from dagster._core.instance import InstanceRef
+
+    from bench.bench_cli import _cli
+
+    ctx = SizeContext(size="tiny", fleet=tiny_history.fleet, harness=Harness(tmp_path / "work", None))
+    cold = step_cold(ctx)
+    assert cold[0].verdict != "FAILED" and ctx.dagster_home is not None and ctx.partition is not None
+    last = date.fromisoformat(ctx.partition)
+    weeks = [(last - timedelta(weeks=n)).isoformat() for n in (2, 1, 0)]
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(ctx.dagster_home))) as instance:
+        before = {r.run_id for r in instance.get_runs()}
+    child = _cli(ctx, "backfill-range", ctx.dagster_home, "backfill", "--from", weeks[0], "--to", weeks[-1])
+    assert child.ok, child.stderr()
+    assert child.stdout().count("  -> ") == 3
+    assert f"weekly_report_job [{weeks[0]} → {weeks[-1]}]: SUCCESS" in child.stdout()
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(ctx.dagster_home))) as instance:
+        (run,) = [r for r in instance.get_runs() if r.run_id not in before]
+        assert run.tags["dagster/asset_partition_range_start"] == weeks[0]
+        assert run.tags["dagster/asset_partition_range_end"] == weeks[-1]
+        mats = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("scorecard_report")), limit=100
+        ).records
+        assert {m.partition_key for m in mats if m.run_id == run.run_id} == set(weeks)

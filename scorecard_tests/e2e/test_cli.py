@@ -4,7 +4,9 @@ aliases, progress lines and summaries."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -235,3 +237,41 @@ def test_run_force_reaches_the_guard_as_run_config(monkeypatch: pytest.MonkeyPat
         args = cli.build_parser().parse_args(argv)
         args.func(args)
         assert seen[-1] is forced
+
+
+@pytest.mark.parametrize("range_ok", [True, False])
+def test_a_backfill_runs_the_range_once_and_week_by_week_only_when_that_run_fails(
+    range_ok: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls: list[tuple[str, str | None]] = []
+
+    def execute(job: str, partition: str, instance: object, *, last: str | None = None, **_: object) -> bool:
+        calls.append((partition, last))
+        return range_ok if last is not None else partition != "2026-11-09"
+
+    @contextlib.contextmanager
+    def no_instance() -> Iterator[None]:
+        yield None
+
+    monkeypatch.setattr(cli, "_execute", execute)
+    monkeypatch.setattr(cli, "_instance", no_instance)
+    code = cli.main(["backfill", "--from", "2026-11-02", "--to", "2026-11-16"])
+    out, err = capsys.readouterr()
+    if range_ok:
+        assert (code, calls) == (0, [("2026-11-02", "2026-11-16")])
+        assert out.count("  -> ") == 3
+    else:
+        assert calls == [
+            ("2026-11-02", "2026-11-16"),
+            *((w, None) for w in ("2026-11-02", "2026-11-09", "2026-11-16")),
+        ]
+        assert code == 1 and out.count("  -> ") == 2
+        assert "running the 3 weeks one at a time" in err
+
+
+def test_a_per_week_backfill_never_runs_the_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str | None] = []
+    monkeypatch.setattr(cli, "_execute", lambda job, p, i, *, last=None, **_: calls.append(last) or True)
+    monkeypatch.setattr(cli, "_instance", contextlib.nullcontext)
+    assert cli.main(["backfill", "--from", "2026-11-02", "--to", "2026-11-16", "--per-week"]) == 0
+    assert calls == [None, None, None]
