@@ -45,6 +45,7 @@ import pandas as pd
 from scorecard_assets.decisions._common import (
     DIRECT,
     UNKNOWN,
+    adjusted_p_values,
     chunks,
     number,
     ordered,
@@ -295,11 +296,7 @@ def scan_test(
 
 
 def _bh(p_values: list[float]) -> list[float]:
-    if not p_values:
-        return []
-    from statsmodels.stats.multitest import multipletests
-
-    return [float(v) for v in multipletests(p_values, method="fdr_bh")[1]]
+    return adjusted_p_values(p_values, "fdr_bh")
 
 
 # ---------------------------------------------------------------------------------- annotations

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scorecard_assets.decisions._common import OVERALL, interval, number, ordered
+from scorecard_assets.decisions._common import OVERALL, adjusted_p_values, interval, number, ordered
 from scorecard_assets.decisions.config import DecisionsConfig
 from scorecard_assets.decisions.frontier import FrontierResult, OptionSample, SegmentSamples, build_frontier
 from scorecard_assets.decisions.warnings import ROUTING_ASSET
@@ -146,11 +146,7 @@ class _Test:
 
 
 def _holm(p_values: list[float]) -> list[float]:
-    if not p_values:
-        return []
-    from statsmodels.stats.multitest import multipletests
-
-    return [float(v) for v in multipletests(p_values, method="holm")[1]]
+    return adjusted_p_values(p_values, "holm")
 
 
 def _non_inferiority(candidate: OptionSample, best: OptionSample, config: DecisionsConfig) -> _Test:

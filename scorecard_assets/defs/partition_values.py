@@ -11,9 +11,12 @@ value itself; for a range, a dict keyed by partition key. These helpers turn eit
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
+
+from scorecard_assets.storage.memo import WeekMemo, fingerprint
 
 
 def values_by_partition(keys: Sequence[str], value: Any) -> dict[str, Any]:
@@ -39,12 +42,70 @@ def each_week(
     context: dg.AssetExecutionContext,
     keys: Iterable[str],
     week: Callable[[str], tuple[Any, dict[str, Any]]],
+    memo: Memo | None = None,
 ) -> Any:
     """What an asset returns when ``week(key)`` gives each partition's value and its materialization
-    metadata: the metadata is attached to its partition, week by week in the order of ``keys``."""
+    metadata: the metadata is attached to its partition, week by week in the order of ``keys``.
+
+    With ``memo``, a week whose fingerprint (the asset's stored input versions, the configuration and
+    the code) matches its memo record is not computed: the record's value and metadata are returned,
+    with ``reused: true`` (docs/incremental.md "Report weeks: the week memo")."""
     out: dict[str, Any] = {}
     for key in keys:
-        value, meta = week(key)
+        hit = memo.get(key) if memo is not None else None
+        if hit is not None:
+            value, meta = hit
+        else:
+            value, meta = week(key)
+            if memo is not None:
+                memo.put(key, value, meta)
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = value
     return partition_output(out)
+
+
+@dataclass(frozen=True)
+class Memo:
+    """The week memo of one asset in one run: where its records are, and what its weeks are made of."""
+
+    store: WeekMemo
+    asset: str
+    inputs: Mapping[str, str]  # input name -> stored version
+    config: Any  # the configuration, JSON-shaped
+
+    def fingerprint(self, key: str) -> str:
+        return fingerprint(self.asset, key, self.inputs, self.config)
+
+    def get(self, key: str) -> tuple[Any, dict[str, Any]] | None:
+        hit = self.store.get(self.asset, key, self.fingerprint(key))
+        if hit is None:
+            return None
+        value, encoded = hit
+        return value, {**_decode_metadata(encoded), "reused": True}
+
+    def put(self, key: str, value: Any, meta: dict[str, Any]) -> None:
+        encoded = _encode_metadata(meta)
+        if encoded is not None:  # metadata of a kind the memo does not keep: the week is not kept
+            self.store.put(self.asset, key, self.fingerprint(key), value, encoded)
+
+
+_MARKDOWN = "__markdown__"
+
+
+def _encode_metadata(meta: dict[str, Any]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for name, v in meta.items():
+        if isinstance(v, dg.MarkdownMetadataValue):
+            out[name] = {_MARKDOWN: v.md_str}
+        elif v is None or isinstance(v, str | int | float | bool):
+            out[name] = v
+        else:
+            return None
+    return out
+
+
+def _decode_metadata(encoded: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: dg.MetadataValue.md(v[_MARKDOWN]) if isinstance(v, dict) and _MARKDOWN in v else v
+        for name, v in encoded.items()
+    }

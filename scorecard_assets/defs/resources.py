@@ -1,5 +1,5 @@
-"""Resources: the scorecard config, the state store (incremental caches), the report store, the
-GitHub client and the IO manager (``io_manager.py``).
+"""Resources: the scorecard config, the state store (incremental caches and the week memo), the
+report store, the GitHub client and the IO manager (``io_manager.py``).
 
 Each store has a local and an object-store implementation, chosen by its location: a directory or
 an fsspec URL (docs/storage.md). Defaults come from the environment at run time, never at import.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,11 +23,14 @@ from pydantic import Field
 
 from scorecard_assets.config import ScorecardConfig, config_path_from_env, load_config
 from scorecard_assets.defs.io_manager import TableIOManager
+from scorecard_assets.defs.partition_values import Memo
 from scorecard_assets.records import TableResult
 from scorecard_assets.storage.location import is_local
+from scorecard_assets.storage.memo import WeekMemo, memo_location
 from scorecard_assets.storage.reports import ReportStore
-from scorecard_assets.storage.settings import state_dir, state_location
+from scorecard_assets.storage.settings import state_dir, state_location, storage_root
 from scorecard_assets.storage.state import StateStore, state_store_at
+from scorecard_assets.storage.tables import StoredTable
 
 if TYPE_CHECKING:  # PyGithub is imported when a sync runs, not when the code location loads
     from scorecard_assets.github.client import ClientSettings
@@ -73,6 +77,18 @@ class StateStoreResource(dg.ConfigurableResource):
 
     def store(self) -> StateStore:
         return state_store_at(state_location(self.url) if self.url else state_location())
+
+    def memo(
+        self, context: dg.AssetExecutionContext, cfg: ScorecardConfig, inputs: Mapping[str, StoredTable]
+    ) -> Memo:
+        """The week memo of the running asset, whose weeks are made of ``inputs`` (their stored
+        versions) and ``cfg`` (docs/incremental.md "Report weeks: the week memo")."""
+        return Memo(
+            store=WeekMemo(memo_location(storage_root(self.url))),
+            asset=context.asset_key.to_user_string(),
+            inputs={name: table.version for name, table in inputs.items()},
+            config=cfg.model_dump(mode="json"),
+        )
 
 
 class ReportStoreResource(dg.ConfigurableResource):

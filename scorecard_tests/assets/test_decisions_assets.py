@@ -28,7 +28,7 @@ from scorecard_assets.defs.report.decisions import (
     routing_advice_checks,
     weeks_up_to,
 )
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
 from scorecard_assets.records import WARNING_CODES, TableResult, warnings_for
 from scorecard_assets.report.formatters import fmt_pct
 from scorecard_assets.scoring.scorecard import window_issue_rows
@@ -207,7 +207,11 @@ def test_a_planted_step_fires_the_change_alert_check_within_two_windows(tmp_path
         result = dg.materialize(
             [dg.AssetSpec("run_table"), change_alerts, change_alerts_checks],
             instance=instance,
-            resources={"scorecard": scorecard, "io_manager": io},
+            resources={
+                "scorecard": scorecard,
+                "io_manager": io,
+                "state": StateStoreResource(url=str(tmp_path / "store")),
+            },
             partition_key=key,
         )
     assert result.success

@@ -28,6 +28,10 @@ TABLES = [
     "trail_runs",
     "run_table",
     "cycles",
+    "batch_journal",
+    "batch_logs",
+    "batch_prep",
+    "batch_pull_requests",
 ]
 DERIVED_EXTRAS = {"built_from", "reads", "cache_problem", "incremental_token", "issues_recomputed"}
 

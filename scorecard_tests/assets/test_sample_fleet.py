@@ -26,7 +26,7 @@ from scorecard_assets.definitions import defs
 from scorecard_assets.defs import checks
 from scorecard_assets.defs.report import assets as report
 from scorecard_assets.defs.report.checks import window_not_silently_empty
-from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
+from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource, StateStoreResource
 from scorecard_assets.github.sync import API_ONLY_WARNING_CODES
 from scorecard_assets.records import WARNING_CODES, TableResult, lineage_warnings, warnings_for
 from scorecard_assets.sample_fleet.generate import generate_fleet
@@ -612,7 +612,12 @@ def test_a_range_of_weeks_in_one_run_publishes_what_one_run_per_week_does(
         ranged = dg.materialize(
             ALL_DEFS,
             instance=instance,
-            resources={**base, "reports": ReportStoreResource(url=str(stores["range"]))},
+            # a state store of its own: every week is computed, none taken from the week memo
+            resources={
+                **base,
+                "reports": ReportStoreResource(url=str(stores["range"])),
+                "state": StateStoreResource(url=str(tmp_path / "range-state")),
+            },
             selection=REPORT,
             tags={
                 "dagster/asset_partition_range_start": weeks[0],
@@ -637,7 +642,11 @@ def test_a_range_of_weeks_in_one_run_publishes_what_one_run_per_week_does(
             assert dg.materialize(
                 ALL_DEFS,
                 instance=instance,
-                resources={**base, "reports": ReportStoreResource(url=str(stores["single"]))},
+                resources={
+                    **base,
+                    "reports": ReportStoreResource(url=str(stores["single"])),
+                    "state": StateStoreResource(url=str(tmp_path / "single-state")),
+                },
                 selection=REPORT,
                 partition_key=key,
             ).success

@@ -229,25 +229,36 @@ def _kept_if_same(
 
 
 # Batch amortization inputs (docs/batches.md "Inputs"); the per-week rows are the report group's
-# batch_amortization.
+# batch_amortization. Each is read whole (the files are small) and keeps its stored value when the
+# content is the same, so batch_amortization's weeks stay in the week memo (docs/incremental.md).
+BATCH_JOURNAL_PREVIEW = ["host", "repo", "batch", "event", "issue"]
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def batch_journal(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def batch_journal(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """The `batch:<id>` lines of every host's scheduler journal (members, evictions), whole files."""
     result = read_batch_journal(scorecard.load())
-    return table_output(result, ["host", "repo", "batch", "event", "issue"])
+    return _kept_if_same(
+        context, previous_value(io_manager, context), "batch_journal", result, BATCH_JOURNAL_PREVIEW
+    )
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def batch_logs(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def batch_logs(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """One row per batch dispatch log under `runs/` (member, fix, tail, report): model, tokens, cost."""
     result = read_batch_logs(scorecard.load())
-    return table_output(result, ["host", "repo", "batch", "file", "model", "cost_usd"])
+    preview = ["host", "repo", "batch", "file", "model", "cost_usd"]
+    return _kept_if_same(context, previous_value(io_manager, context), "batch_logs", result, preview)
 
 
-@dg.asset(group_name=GROUP, kinds={"pandas"})
-def batch_prep(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"pandas"}, dagster_type=TABLE_VALUE)
+def batch_prep(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """`batch-prep.jsonl` records with the prep tokens of their operator session (Claude Code
     transcripts, subagents included) since the session's previous enqueue, at most 6 h back."""
     cfg = scorecard.load()
@@ -257,11 +268,15 @@ def batch_prep(scorecard: ScorecardResource) -> dg.Output[TableResult]:
     frame = attribute_prep(records.frame, transcripts.frame)
     result = TableResult(frame=frame, warnings=[*records.warnings, *transcripts.warnings])
     counts = {"transcript_rows": len(transcripts.frame)}
-    return table_output(result, ["host", "repo", "batch", "session_id", "prep_tokens"], counts)
+    preview = ["host", "repo", "batch", "session_id", "prep_tokens"]
+    return _kept_if_same(context, previous_value(io_manager, context), "batch_prep", result, preview, counts)
 
 
-@dg.asset(group_name=GROUP, kinds={"github", "pandas"})
-def batch_pull_requests(scorecard: ScorecardResource) -> dg.Output[TableResult]:
+@dg.asset(group_name=GROUP, kinds={"github", "pandas"}, dagster_type=TABLE_VALUE)
+def batch_pull_requests(
+    context: dg.AssetExecutionContext, io_manager: StoredValues, scorecard: ScorecardResource
+) -> dg.Output[TableResult]:
     """Merged pull requests with their head branch and closing issues (recorded export `pulls.json`)."""
     result = read_batch_prs(scorecard.load())
-    return table_output(result, ["repo", "number", "head", "merged_at", "closing"])
+    preview = ["repo", "number", "head", "merged_at", "closing"]
+    return _kept_if_same(context, previous_value(io_manager, context), "batch_pull_requests", result, preview)

@@ -87,6 +87,19 @@ def _windows(keys: Sequence[str], cfg: ScorecardConfig) -> dict[str, Window]:
     return {k: window_for_partition(k, days=cfg.window.days, mode=cfg.window.mode) for k in keys}
 
 
+# The trail's milestone list of each run is read only by the model scorecard's window warnings
+# (phase times are in ``phase_seconds``), and decoding it is most of what reading a window's rows
+# costs: the decisions and batch assets leave it out (docs/storage.md "Reading only what is needed").
+UNREPORTED_COLUMNS = frozenset({"milestones"})
+
+
+def window_rows(run_table: StoredTable, windows: Sequence[Window]) -> pd.DataFrame:
+    """The run-table rows that any of ``windows`` can select (predicate pushdown), without
+    ``UNREPORTED_COLUMNS``."""
+    columns = [c for c in run_table.columns if c not in UNREPORTED_COLUMNS]
+    return run_table.read(columns=columns, filter=rows_filter(list(windows)))
+
+
 def _config_dir(cfg: ScorecardConfig) -> Path | None:
     """Paths under the config's folder are shown relative to it in published reports."""
     return cfg.config_path.parent if cfg.config_path else None
@@ -116,6 +129,7 @@ def model_scorecard(
     store = reports.store(cfg)
     # only the rows these windows and their baselines can select are read (predicate pushdown)
     baselines = {k: previous_window(w) for k, w in windows.items()}
+    # every column: the window's warnings read the runs' milestones (phase-order skew)
     candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]

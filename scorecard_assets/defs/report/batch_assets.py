@@ -3,18 +3,18 @@
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
+import functools
 from typing import Any
 
 import dagster as dg
 
 from scorecard_assets.defs.partition_values import each_week
-from scorecard_assets.defs.report.assets import _windows, weekly_asset
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.report.assets import _windows, weekly_asset, window_rows
+from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.scoring.batches import batch_amortization as amortization_of
 from scorecard_assets.scoring.batches import batch_milestones
 from scorecard_assets.scoring.scorecard import window_issue_rows
-from scorecard_assets.scoring.windows import rows_filter
 from scorecard_assets.storage.tables import StoredTable
 
 ISO_DAY = "%Y-%m-%dT00:00:00Z"
@@ -24,6 +24,7 @@ ISO_DAY = "%Y-%m-%dT00:00:00Z"
 def batch_amortization(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
+    state: StateStoreResource,
     trail_comments: StoredTable,
     batch_journal: StoredTable,
     batch_logs: StoredTable,
@@ -36,23 +37,42 @@ def batch_amortization(
     billable tokens and prep tokens (separate) per shipped issue."""
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
     inputs = (batch_journal, batch_logs, batch_prep, batch_pull_requests)
-    # parsed once for every week of the run (a 12-week backfill parsed the history 24 times)
-    trails = trail_comments.read(columns=["repo", "issue", "created_at", "comment_id", "body"])
-    comments, prs = batch_milestones(trails), batch_pull_requests.frame
-    journal, logs, prep = batch_journal.frame, batch_logs.frame, batch_prep.frame
+    memo = state.memo(
+        context,
+        cfg,
+        {
+            "trail_comments": trail_comments,
+            "batch_journal": batch_journal,
+            "batch_logs": batch_logs,
+            "batch_prep": batch_prep,
+            "batch_pull_requests": batch_pull_requests,
+            "run_table": run_table,
+        },
+    )
+
+    @functools.cache
+    def read() -> dict[str, Any]:
+        # read and parsed once for every week of the run (a 12-week backfill parsed the history 24
+        # times), and only when a week is not in the week memo
+        trails = trail_comments.read(columns=["repo", "issue", "created_at", "comment_id", "body"])
+        return {
+            "trail_comments": batch_milestones(trails),
+            "prs": batch_pull_requests.frame,
+            "journal": batch_journal.frame,
+            "logs": batch_logs.frame,
+            "prep": batch_prep.frame,
+            "candidates": window_rows(run_table, list(windows.values())),
+        }
 
     def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
         w = windows[key]
+        frames = dict(read())
+        candidates = frames.pop("candidates")
         value = amortization_of(
             start=w.start.strftime(ISO_DAY),
             end=w.end.strftime(ISO_DAY),
-            trail_comments=comments,
-            prs=prs,
-            journal=journal,
-            logs=logs,
-            prep=prep,
+            **frames,
             issue_rows=window_issue_rows(candidates, w),
         )
         with_batches = {r["repo"] for r in value["batches"]}
@@ -66,7 +86,7 @@ def batch_amortization(
         }
         return value, meta
 
-    return each_week(context, windows, week)
+    return each_week(context, windows, week, memo)
 
 
 def _applicable(warnings: list[DataWarning], repos_with_batches: set[str]) -> list[DataWarning]:

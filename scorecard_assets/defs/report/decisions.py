@@ -16,6 +16,7 @@ pushdown), compute every week of a range in one run, and refuse a week past the 
 No ``from __future__ import annotations``: Dagster reads the real annotations.
 """
 
+import functools
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
@@ -34,8 +35,8 @@ from scorecard_assets.decisions.warnings import ADJUSTED_ASSET, ALERTS_ASSET, RO
 from scorecard_assets.defs.checks import WARNING_RECORDS, weekly_warning_checks
 from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import PARTITIONS_START, weekly_partitions
-from scorecard_assets.defs.report.assets import _windows, weekly_asset
-from scorecard_assets.defs.resources import ScorecardResource
+from scorecard_assets.defs.report.assets import _windows, weekly_asset, window_rows
+from scorecard_assets.defs.resources import ScorecardResource, StateStoreResource
 from scorecard_assets.records import DataWarning
 from scorecard_assets.report.charts import chart_markdown
 from scorecard_assets.report.decisions import (
@@ -49,7 +50,7 @@ from scorecard_assets.report.decisions import (
 )
 from scorecard_assets.sanitize import safe_cell
 from scorecard_assets.scoring.scorecard import window_issue_rows
-from scorecard_assets.scoring.windows import Window, rows_filter, window_for_partition
+from scorecard_assets.scoring.windows import Window, window_for_partition
 from scorecard_assets.storage.tables import StoredTable
 
 
@@ -78,15 +79,18 @@ def _overall(routing: dict[str, Any], kind: str) -> str:
 def _each_window(
     context: dg.AssetExecutionContext,
     scorecard: ScorecardResource,
+    state: StateStoreResource,
     run_table: StoredTable,
     week: Callable[[ScorecardConfig, Window, pd.DataFrame], tuple[dict[str, Any], dict[str, Any]]],
 ) -> Any:
-    """``week(config, window, candidates)`` for every week of the run, ``candidates`` being the
-    run-table rows that the run's windows can select (read once, predicate pushdown)."""
+    """``week(config, window, candidates)`` for every week of the run that the week memo does not
+    hold, ``candidates`` being the run-table rows that the run's windows can select (read once, on
+    the first week computed; predicate pushdown)."""
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
-    candidates = run_table.read(filter=rows_filter(list(windows.values())))
-    return each_week(context, windows, lambda key: week(cfg, windows[key], candidates))
+    candidates = functools.cache(lambda: window_rows(run_table, list(windows.values())))
+    memo = state.memo(context, cfg, {"run_table": run_table})
+    return each_week(context, windows, lambda key: week(cfg, windows[key], candidates()), memo)
 
 
 # ---------------------------------------------------------------------------------------- routing
@@ -94,13 +98,16 @@ def _each_window(
 
 @weekly_asset(kinds={"pandas", "json"})
 def routing_advice(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
+    run_table: StoredTable,
 ) -> Any:
     """The week's cost-quality frontier (spend per delivered issue vs delivery rate, bootstrap
     intervals, per risk class x tier and overall, models and pairings) and the routing advice: the
     cheapest option a one-sided non-inferiority test shows to be no worse than the best, with the
     expected saving, or no advice and why (docs/decisions.md "Routing advice")."""
-    return _each_window(context, scorecard, run_table, _routing_week)
+    return _each_window(context, scorecard, state, run_table, _routing_week)
 
 
 def _routing_week(
@@ -143,7 +150,10 @@ def _history(key: str, days: int, mode: str) -> list[Window]:
 
 @weekly_asset(kinds={"pandas", "json"})
 def change_alerts(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
+    run_table: StoredTable,
 ) -> Any:
     """Change alerts for the week: per model and gateway, a single change-point test of delivery rate
     and of cost per delivered issue over the non-overlapping weekly bins of every week so far
@@ -156,9 +166,11 @@ def change_alerts(
     # observations are made once (the same as decisions.alerts.change_alerts over each week's windows)
     bins = weekly_bins(_history(max(keys), cfg.window.days, cfg.window.mode))
     labels = [b.partition_key for b in bins]
-    # only the runs that the bins read (started_at inside them) are loaded
-    observations = weekly_observations(run_table.read(filter=rows_filter(bins)), bins)
-    return each_week(context, keys, lambda key: _alerts_week(cfg, key, labels, observations))
+    # only the runs that the bins read (started_at inside them) are loaded, on the first week that
+    # the week memo does not hold
+    observations = functools.cache(lambda: weekly_observations(window_rows(run_table, bins), bins))
+    memo = state.memo(context, cfg, {"run_table": run_table})
+    return each_week(context, keys, lambda key: _alerts_week(cfg, key, labels, observations()), memo)
 
 
 def _alerts_week(
@@ -192,12 +204,15 @@ def _fit_summary(outcome: dict[str, Any] | None) -> str:
 
 @weekly_asset(kinds={"pandas", "json"})
 def adjusted_effects(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, run_table: StoredTable
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
+    run_table: StoredTable,
 ) -> Any:
     """Difficulty-adjusted delivery rate and cost per delivered issue per model (statsmodels GLMs on
     model, repo, risk class, tier, acceptance criteria and files touched; standardised levels with
     intervals beside the raw ones, and the fit's diagnostics) (docs/decisions.md "Adjusted effects")."""
-    return _each_window(context, scorecard, run_table, _adjusted_week)
+    return _each_window(context, scorecard, state, run_table, _adjusted_week)
 
 
 def _adjusted_week(
