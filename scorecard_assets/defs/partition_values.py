@@ -52,13 +52,14 @@ def each_week(
     with ``reused: true`` (docs/incremental.md "Report weeks: the week memo")."""
     out: dict[str, Any] = {}
     for key in keys:
-        hit = memo.get(key) if memo is not None else None
+        fp = memo.fingerprint(key) if memo is not None else ""
+        hit = memo.get(key, fp) if memo is not None else None
         if hit is not None:
             value, meta = hit
         else:
             value, meta = week(key)
             if memo is not None:
-                memo.put(key, value, meta)
+                memo.put(key, fp, value, meta)
         context.add_asset_metadata(meta, partition_key=key)
         out[key] = value
     return partition_output(out)
@@ -71,22 +72,22 @@ class Memo:
     store: WeekMemo
     asset: str
     inputs: Mapping[str, str]  # input name -> stored version
-    config: Any  # the configuration, JSON-shaped
+    config: str  # the configuration's digest
 
     def fingerprint(self, key: str) -> str:
         return fingerprint(self.asset, key, self.inputs, self.config)
 
-    def get(self, key: str) -> tuple[Any, dict[str, Any]] | None:
-        hit = self.store.get(self.asset, key, self.fingerprint(key))
+    def get(self, key: str, fp: str) -> tuple[Any, dict[str, Any]] | None:
+        hit = self.store.get(self.asset, key, fp)
         if hit is None:
             return None
         value, encoded = hit
         return value, {**_decode_metadata(encoded), "reused": True}
 
-    def put(self, key: str, value: Any, meta: dict[str, Any]) -> None:
+    def put(self, key: str, fp: str, value: Any, meta: dict[str, Any]) -> None:
         encoded = _encode_metadata(meta)
         if encoded is not None:  # metadata of a kind the memo does not keep: the week is not kept
-            self.store.put(self.asset, key, self.fingerprint(key), value, encoded)
+            self.store.put(self.asset, key, fp, value, encoded)
 
 
 _MARKDOWN = "__markdown__"

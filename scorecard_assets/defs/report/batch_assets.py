@@ -51,10 +51,10 @@ def batch_amortization(
         },
     )
 
+    # read and parsed once for every week of the run (a 12-week backfill parsed the history 24
+    # times), and only when a week is not in the week memo
     @functools.cache
-    def read() -> dict[str, Any]:
-        # read and parsed once for every week of the run (a 12-week backfill parsed the history 24
-        # times), and only when a week is not in the week memo
+    def inputs_read() -> dict[str, Any]:
         trails = trail_comments.read(columns=["repo", "issue", "created_at", "comment_id", "body"])
         return {
             "trail_comments": batch_milestones(trails),
@@ -62,18 +62,17 @@ def batch_amortization(
             "journal": batch_journal.frame,
             "logs": batch_logs.frame,
             "prep": batch_prep.frame,
-            "candidates": window_rows(run_table, list(windows.values())),
         }
+
+    candidates = functools.cache(lambda: window_rows(run_table, list(windows.values())))
 
     def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
         w = windows[key]
-        frames = dict(read())
-        candidates = frames.pop("candidates")
         value = amortization_of(
             start=w.start.strftime(ISO_DAY),
             end=w.end.strftime(ISO_DAY),
-            **frames,
-            issue_rows=window_issue_rows(candidates, w),
+            **inputs_read(),
+            issue_rows=window_issue_rows(candidates(), w),
         )
         with_batches = {r["repo"] for r in value["batches"]}
         value["warnings"] = [
