@@ -198,7 +198,12 @@ class ChildRun:
 # vfork), so a child of a 200 MB harness would never report less than 200 MB. The launcher (a bare
 # interpreter, ~10 MB) has exactly one child, so RUSAGE_CHILDREN is that child's own peak.
 LAUNCHER = """
-import json, resource, subprocess, sys, time
+import json, resource, signal, subprocess, sys, time
+# the step runs with every signal unblocked and SIGINT/SIGTERM at their defaults, whatever the
+# process that started the bench had blocked or ignored (both are inherited across exec)
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+for sig in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(sig, signal.SIG_DFL)
 started = time.perf_counter()
 code = subprocess.call(sys.argv[2:])
 seconds = time.perf_counter() - started
