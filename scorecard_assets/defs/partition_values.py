@@ -43,13 +43,16 @@ def each_week(
     keys: Iterable[str],
     week: Callable[[str], tuple[Any, dict[str, Any]]],
     memo: Memo | None = None,
+    finish: Callable[[str, Any], Any] | None = None,
 ) -> Any:
     """What an asset returns when ``week(key)`` gives each partition's value and its materialization
     metadata: the metadata is attached to its partition, week by week in the order of ``keys``.
 
     With ``memo``, a week whose fingerprint (the asset's stored input versions, the configuration and
     the code) matches its memo record is not computed: the record's value and metadata are returned,
-    with ``reused: true`` (docs/incremental.md "Report weeks: the week memo")."""
+    with ``reused: true`` (docs/incremental.md "Report weeks: the week memo"). ``finish(key, value)``
+    then makes the output from the (computed or reused) value: the part of a week that depends on
+    more than its fingerprint, such as what is published now, is never kept in the memo."""
     out: dict[str, Any] = {}
     for key in keys:
         fp = memo.fingerprint(key) if memo is not None else ""
@@ -61,7 +64,7 @@ def each_week(
             if memo is not None:
                 memo.put(key, fp, value, meta)
         context.add_asset_metadata(meta, partition_key=key)
-        out[key] = value
+        out[key] = finish(key, value) if finish is not None else value
     return partition_output(out)
 
 

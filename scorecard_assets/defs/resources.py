@@ -31,7 +31,7 @@ from scorecard_assets.storage.reports import ReportStore
 from scorecard_assets.storage.settings import state_dir, state_location, storage_root
 from scorecard_assets.storage.state import StateStore, state_store_at
 from scorecard_assets.storage.tables import StoredTable
-from scorecard_assets.transform.incremental import config_digest
+from scorecard_assets.transform.incremental import SNAPSHOT_FIELD, config_digest
 
 if TYPE_CHECKING:  # PyGithub is imported when a sync runs, not when the code location loads
     from scorecard_assets.github.client import ClientSettings
@@ -88,7 +88,7 @@ class StateStoreResource(dg.ConfigurableResource):
             store=WeekMemo(memo_location(storage_root(self.url))),
             asset=context.asset_key.to_user_string(),
             inputs={name: table.version for name, table in inputs.items()},
-            config=config_digest(cfg),
+            config=config_digest(cfg, without=(SNAPSHOT_FIELD,)),
         )
 
 

@@ -61,6 +61,8 @@ def _issue_of_url(digits: str) -> int:
 # The instants the frames can hold (pandas' nanosecond range, whole days inside it).
 TIME_MIN = datetime(1677, 9, 22, tzinfo=UTC)
 TIME_MAX = datetime(2262, 4, 11, tzinfo=UTC)
+# Years whose every instant, at any UTC offset (under a day), lies inside TIME_MIN .. TIME_MAX.
+_SAFE_YEARS = (TIME_MIN.year + 1, TIME_MAX.year - 1)
 
 
 def _require_timezone(value: datetime) -> datetime:
@@ -68,6 +70,8 @@ def _require_timezone(value: datetime) -> datetime:
     inside ``TIME_MIN .. TIME_MAX`` (year 1 or 9999 is a malformed entry, not a crash)."""
     if value.tzinfo is None:
         raise ValueError("timestamp must carry a timezone (GitHub sends ...Z)")
+    if _SAFE_YEARS[0] <= value.year <= _SAFE_YEARS[1]:
+        return value  # inside the range whatever its offset: no aware comparison needed
     if not TIME_MIN <= value < TIME_MAX:
         raise ValueError(f"timestamp {value.isoformat()} is outside 1677-09-22 .. 2262-04-10")
     return value

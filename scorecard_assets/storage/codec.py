@@ -96,13 +96,90 @@ def _to_arrow_value(value: Any) -> Any:
 
 def _nested_column(name: str, series: pd.Series) -> pa.Array:
     kind = NESTED_TYPES[name]
-    values = [_to_arrow_value(v) for v in series.tolist()]
+    rows = series.tolist()
+    fast = _nested_fast(kind, rows)
+    return fast if fast is not None else nested_reference(name, kind, rows)
+
+
+def nested_reference(name: str, kind: pa.DataType, rows: list[Any]) -> pa.Array:
+    """The value-by-value encoding of a nested column (the reference the fast path must equal)."""
+    values = [_to_arrow_value(v) for v in rows]
     if pa.types.is_map(kind):
         values = [None if v is None else list(v.items()) for v in values]
     try:
         return pa.array(values, type=kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
         raise CodecError(f"column {name!r} does not fit its declared nested type: {exc}") from exc
+
+
+# Column-wise fast paths (docs/storage.md "Nested columns"). The value-by-value conversion above is
+# the reference (tests compare the two): a fast path either builds the very array it would build or
+# gives up (returns None) and the reference runs, so odd values (tuples, numpy arrays, pandas' NA in
+# a text field) still get its conversion or its error message.
+
+
+def _offsets_of(rows: list[Any]) -> tuple[list[int], list[bool], list[Any]] | None:
+    """Offsets, null flags and the flattened items of a column of lists (None: not all lists)."""
+    offsets = [0]
+    nulls: list[bool] = []
+    flat: list[Any] = []
+    for v in rows:
+        if v is None:
+            nulls.append(True)
+        elif type(v) is list:
+            flat.extend(v)
+            nulls.append(False)
+        else:
+            return None
+        offsets.append(len(flat))
+    return offsets, nulls, flat
+
+
+def _field_values(values: list[Any], kind: pa.DataType) -> pa.Array:
+    if pa.types.is_timestamp(kind):
+        values = [None if v is pd.NaT else v for v in values]
+    return pa.array(values, type=kind)
+
+
+def _nested_fast(kind: pa.DataType, rows: list[Any]) -> pa.Array | None:
+    try:
+        if pa.types.is_list(kind) and pa.types.is_struct(kind.value_type):
+            shape = _offsets_of(rows)
+            if shape is None:
+                return None
+            offsets, nulls, flat = shape
+            if any(type(d) is not dict for d in flat):
+                return None
+            struct_type = kind.value_type
+            children = [_field_values([d.get(f.name) for d in flat], f.type) for f in struct_type]
+            items = pa.StructArray.from_arrays(children, fields=list(struct_type))
+            mask = pa.array(nulls, pa.bool_()) if any(nulls) else None
+            return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), items, type=kind, mask=mask)
+        if pa.types.is_map(kind):
+            if any(v is not None and type(v) is not dict for v in rows):
+                return None
+            offsets, keys, items, nulls = [0], [], [], []
+            for v in rows:
+                if v is not None:
+                    keys.extend(v)
+                    items.extend(v.values())
+                nulls.append(v is None)
+                offsets.append(len(keys))
+            mask = pa.array(nulls, pa.bool_()) if any(nulls) else None
+            return pa.MapArray.from_arrays(
+                pa.array(offsets, pa.int32()),
+                pa.array(keys, kind.key_type),
+                _field_values(items, kind.item_type),
+                type=kind,
+                mask=mask,
+            )
+        if pa.types.is_list(kind) and not pa.types.is_nested(kind.value_type):
+            if pa.types.is_temporal(kind.value_type) or _offsets_of(rows) is None:
+                return None
+            return pa.array(rows, type=kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError, ValueError):
+        return None
+    return None
 
 
 def _json_column(name: str, series: pd.Series) -> pa.Array:
@@ -178,10 +255,71 @@ def _from_arrow_value(value: Any) -> Any:
 def _decode_nested(field: pa.Field, column: pa.ChunkedArray) -> list[Any]:
     if field.metadata and field.metadata.get(CODEC_KEY) == JSON_CODEC:
         return [None if v is None else from_json_bytes(v.encode("utf-8")) for v in column.to_pylist()]
+    fast = _decoded_fast(field.type, column)
+    return fast if fast is not None else decoded_reference(field.type, column)
+
+
+def decoded_reference(kind: pa.DataType, column: pa.ChunkedArray | pa.Array) -> list[Any]:
+    """The value-by-value decoding of a nested column (the reference the fast path must equal)."""
     values = column.to_pylist()
-    if pa.types.is_map(field.type):
+    if pa.types.is_map(kind):
         return [None if v is None else dict(v) for v in values]
     return [_from_arrow_value(v) for v in values]
+
+
+def _has_time_or_map(kind: pa.DataType) -> bool:
+    if pa.types.is_temporal(kind) or pa.types.is_map(kind):
+        return True
+    return any(_has_time_or_map(kind.field(i).type) for i in range(kind.num_fields))
+
+
+def _plain_values(child: pa.Array) -> list[Any]:
+    """Python values of a non-nested child, times as ``pd.Timestamp`` (None where null)."""
+    if not pa.types.is_timestamp(child.type):
+        return child.to_pylist()
+    times = child.to_pandas().to_numpy(dtype=object)
+    times[child.is_null().to_numpy(zero_copy_only=False)] = None
+    return times.tolist()
+
+
+def _split(flat: list[Any], arr: pa.Array, offsets: Any) -> list[Any]:
+    nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    bounds = offsets.tolist()
+    out = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    if nulls is not None:
+        out = [None if n else v for v, n in zip(out, nulls.tolist(), strict=True)]
+    return out
+
+
+def _decoded_fast(kind: pa.DataType, column: pa.ChunkedArray) -> list[Any] | None:
+    """:func:`_decode_nested`'s values built column-wise, or None where only the reference applies."""
+    if not _has_time_or_map(kind):
+        return column.to_pylist()  # nothing to convert: pyarrow's values are the values
+    arr = column.combine_chunks()
+    if pa.types.is_list(kind) and pa.types.is_struct(kind.value_type):
+        offsets = arr.offsets.to_numpy()
+        items = arr.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+        if items.null_count or any(pa.types.is_nested(f.type) for f in kind.value_type):
+            return None
+        names = [f.name for f in kind.value_type]
+        columns = [_plain_values(c) for c in items.flatten()]
+        flat = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+        return _split(flat, arr, offsets - offsets[0])
+    if pa.types.is_map(kind) and not pa.types.is_nested(kind.item_type):
+        offsets = arr.offsets.to_numpy()
+        start, end = int(offsets[0]), int(offsets[-1])
+        keys = arr.keys.slice(start, end - start).to_pylist()
+        items = arr.items.slice(start, end - start).to_pylist()
+        bounds = (offsets - start).tolist()
+        out = [
+            dict(zip(keys[a:b], items[a:b], strict=True))
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
+        if arr.null_count:
+            nulls = arr.is_null().to_numpy(zero_copy_only=False).tolist()
+            out = [None if n else v for v, n in zip(out, nulls, strict=True)]
+        return out
+    return None
 
 
 def _is_nested(field: pa.Field) -> bool:

@@ -58,6 +58,16 @@ from scorecard_assets.records import DataWarning, TableResult
 from scorecard_assets.schemas import CYCLES, empty_frame
 
 ASSET = "cycles"
+
+# The run-table columns a fleet cycle is made from (the table above); the asset reads only these,
+# so the nested per-run lists (milestones, dispatches, events) are never decoded for cycles.
+FLEET_CYCLE_INPUTS = (
+    "repo", "issue", "run_id", "classifier_only", "started_at", "ended_at", "delivered", "blocked",
+    "superseded_only", "planner_model", "planner_provider", "builder_model", "builder_provider",
+    "tier", "agent_cli", "hversion", "redispatches", "assistant_turns", "edit_calls", "edit_errors",
+    "files_changed", "cost_usd", "wall_clock_minutes", "verify_after_last_edit", "tests_run",
+    "latency_median_s", "stalls", "unverified_exits", "aborted_tool_calls",
+)  # fmt: skip
 FLEET_ORIGIN = "fleet"
 IMPORT_ORIGIN_PREFIX = "import:"
 UNKNOWN_MODEL = "<unknown>"

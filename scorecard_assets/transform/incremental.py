@@ -24,7 +24,7 @@ Pure module: no Dagster.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +75,23 @@ def result_digest(result: TableResult, *, ignore_extra: Iterable[str] = ()) -> s
     return h.hexdigest()[:32]
 
 
-def config_digest(cfg: ScorecardConfig) -> str:
-    """The digest of the whole configuration (any change to it recomputes what depends on it)."""
-    return digest(cfg.model_dump(mode="json"))
+# The configuration fields the run table's join reads (``join.join_parts``: attribution by repo,
+# the model namer and the price table); nothing else in the config changes a run_table row.
+JOIN_CONFIG = ("repos", "models")
+# The field that only says how far the data goes: a report week's value does not depend on it
+# (a week past it is refused before anything is computed), so it is no part of a week's memo.
+SNAPSHOT_FIELD = "as_of"
+
+
+def config_digest(
+    cfg: ScorecardConfig, *, only: Sequence[str] | None = None, without: Sequence[str] = ()
+) -> str:
+    """The digest of the configuration (any change to it recomputes what depends on it): the whole
+    config, or only the fields ``only`` names, less ``without``; an asset digests just the fields
+    it reads, so moving ``as_of`` a week does not throw away a join that never reads it."""
+    dumped = cfg.model_dump(mode="json")
+    fields = [k for k in (dumped if only is None else only) if k not in set(without)]
+    return digest({k: dumped.get(k) for k in fields})
 
 
 def built_from(asset: str, code_version: str, **parts: Any) -> dict[str, Any]:

@@ -47,6 +47,9 @@ from scorecard_assets.transform.join import (
 )
 
 STATE_FILE = "issues.parquet"
+# What a refresh reads of the stored run table: the keys and the join's own columns (the trail
+# columns come from the current trail_runs), so the runs' milestone lists are never decoded twice.
+STORED_COLUMNS = ("repo", "issue", *RUN_TABLE_EXTRA)
 ESTIMATES_NOTE = "estimated"  # per issue: the priced model of each estimated slice (None if unknown)
 
 IssueKey = tuple[str, int]

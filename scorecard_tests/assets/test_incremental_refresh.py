@@ -165,3 +165,24 @@ def test_one_issue_s_appended_telemetry_rejoins_that_issue_only(tmp_path: Path) 
     scratch = tmp_path / "scratch"
     _materialize(scratch, config)
     _assert_same(root, scratch)
+
+
+def test_moving_as_of_a_week_keeps_the_join_and_rebuilds_what_reads_the_date(tmp_path: Path) -> None:
+    """docs/incremental.md "What is remembered": run_table digests only the config fields its join
+    reads, so the weekly move of ``as_of`` keeps it (and its per-issue state); cycles, which takes
+    'now' from ``as_of``, is computed again. Both equal a build in an empty store."""
+    config = _fleet_copy(tmp_path / "fleet")
+    root = tmp_path / "incremental"
+    _materialize(root, config)
+    cfg = yaml.safe_load(config.read_text())
+    moved = pd.Timestamp(cfg["as_of"]) + pd.Timedelta(days=7)
+    cfg["as_of"] = moved.date().isoformat()
+    config.write_text(yaml.safe_dump(cfg))
+
+    second = _materialize(root, config)
+    kept = _unchanged(second)
+    assert {"trail_runs", "run_table"} <= kept
+    assert "cycles" not in kept, "cycles' snapshot time moved with as_of"
+    scratch = tmp_path / "scratch"
+    _materialize(scratch, config)
+    _assert_same(root, scratch)

@@ -12,18 +12,21 @@ from typing import Any
 
 import dagster as dg
 import orjson
+import pandas as pd
 import pytest
 import yaml
 
 from scorecard_assets.defs.io_manager import value_directory
+from scorecard_assets.report.guard import GUARD_KEY
 from scorecard_assets.storage.location import as_location
+from scorecard_assets.storage.reports import SIDECAR_FILE
 from scorecard_assets.storage.tables import open_table, write_table
 from scorecard_tests.factories.materialize import ALL_DEFS, base_then_week
 from scorecard_tests.factories.resources import local_resources
 from scorecard_tests.factories.sample_config import sample_config_copy
 
 LATEST = "2026-11-16"  # the sample's latest complete week (as_of 2026-11-23)
-MEMOIZED = ("routing_advice", "change_alerts", "adjusted_effects", "batch_amortization")
+MEMOIZED = ("model_scorecard", "routing_advice", "change_alerts", "adjusted_effects", "batch_amortization")
 REPORT = dg.AssetSelection.assets(*MEMOIZED)
 
 
@@ -42,10 +45,13 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, Any]:
 
 def _values(root: Path) -> dict[str, Any]:
     io = as_location(root / "store" / "io")
-    return {
+    out = {
         a: orjson.loads((value_directory(io, dg.AssetKey(a), LATEST) / "value.json").read_bytes())
         for a in MEMOIZED
     }
+    # when a week was computed is no part of what it is
+    out["model_scorecard"].pop("generatedAt")
+    return out
 
 
 def _memo_files(root: Path) -> list[Path]:
@@ -130,3 +136,34 @@ def test_a_damaged_record_is_computed_again(first: dict) -> None:
     result = _again(first)
     assert _reused(result) == {**dict.fromkeys(MEMOIZED, True), "change_alerts": False}
     assert _values(first["root"]) == computed
+
+
+def test_a_later_as_of_still_reuses_the_week(first: dict, tmp_path: Path) -> None:
+    """``as_of`` only says how far the data goes (a week past it is refused before anything runs),
+    so moving it on keeps the week's record; the value is the computed one."""
+    _again(first)
+    computed = _values(first["root"])
+    shutil.copytree(first["config"].parent, tmp_path / "cfg")
+    config = tmp_path / "cfg" / first["config"].name
+    data = yaml.safe_load(config.read_text())
+    data["as_of"] = (pd.Timestamp(data["as_of"]) + pd.Timedelta(days=7)).date().isoformat()
+    config.write_text(yaml.safe_dump(data))
+    result = _again(first, local_resources(first["root"], config))
+    assert _reused(result) == dict.fromkeys(MEMOIZED, True)
+    assert _values(first["root"]) == computed
+
+
+def test_a_reused_scorecard_week_is_guarded_against_what_is_published_now(first: dict) -> None:
+    """The publish guard's inputs are no part of the memo: a report published since the week was
+    computed is seen by the reused week's guard (docs/reliability.md "The publish guard")."""
+    _again(first)
+    value = _values(first["root"])["model_scorecard"]
+    assert value[GUARD_KEY]["published"] is None
+    published = first["root"] / "reports" / value["windowEnd"] / SIDECAR_FILE
+    published.parent.mkdir(parents=True, exist_ok=True)
+    published.write_bytes(orjson.dumps({k: v for k, v in value.items() if k != GUARD_KEY}))
+    result = _again(first)
+    assert _reused(result)["model_scorecard"] is True
+    guard = _values(first["root"])["model_scorecard"][GUARD_KEY]
+    assert guard["published_rows"] == guard["rows"] and guard["published"] is not None
+    published.unlink()

@@ -8,6 +8,7 @@ that stops inside its week. ``scorecard_report`` publishes in the ``report_publi
 the freshness policy of the Monday report (docs/dagster.md).
 """
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,7 +21,7 @@ from scorecard_assets.config import ScorecardConfig
 from scorecard_assets.defs.metadata import family_ranking, preview_markdown
 from scorecard_assets.defs.partition_values import each_week, values_by_partition
 from scorecard_assets.defs.partitions import weekly_partitions
-from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource
+from scorecard_assets.defs.resources import ReportStoreResource, ScorecardResource, StateStoreResource
 from scorecard_assets.pairings.window import score_window, window_rows_filter
 from scorecard_assets.records import DataWarning, SourceStat, lineage_sources, lineage_warnings, warning_line
 from scorecard_assets.report.charts import chart_data_uris, chart_pngs
@@ -118,30 +119,54 @@ def model_scorecard(
     config: GuardRunConfig,
     scorecard: ScorecardResource,
     reports: ReportStoreResource,
+    state: StateStoreResource,
     run_table: StoredTable,
 ) -> Any:
     """Per model × repo × tier buckets, totals per model with gateway sub-rows, grand total, per-repo
     totals, phase medians, risk-class rollup and Δ delivery rate vs the window ending 7 days earlier.
     Its blocking check `window_not_silently_empty` refuses a silently empty window. The week's one
-    warning count is `scorecard_report`'s `data_warnings` (the report gathers every part's warnings)."""
+    warning count is `scorecard_report`'s `data_warnings` (the report gathers every part's warnings).
+
+    A week is kept in the week memo; the publish guard's inputs (which compare with what is
+    published now) are made afresh on every run (docs/incremental.md "Report weeks: the week memo")."""
     cfg = scorecard.load()
     windows = _windows(context.partition_keys, cfg)
     store = reports.store(cfg)
-    # only the rows these windows and their baselines can select are read (predicate pushdown)
     baselines = {k: previous_window(w) for k, w in windows.items()}
-    # every column: the window's warnings read the runs' milestones (phase-order skew)
-    candidates = run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
+    # only the rows these windows and their baselines can select are read (predicate pushdown), on
+    # the first week the memo does not hold; every column: the window's warnings read the runs'
+    # milestones (phase-order skew)
+    candidates = functools.cache(
+        lambda: run_table.read(filter=rows_filter([*windows.values(), *baselines.values()]))
+    )
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
 
     def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        sidecar, meta = _model_scorecard_of(
-            cfg, windows[key], baselines[key], candidates, warnings, sources, store
+        return _model_scorecard_of(cfg, windows[key], baselines[key], candidates(), warnings, sources)
+
+    def guarded(_key: str, kept: dict[str, Any]) -> dict[str, Any]:
+        sidecar = dict(kept[_SIDECAR])
+        # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
+        sidecar[GUARD_KEY] = guard_inputs(
+            profile_of(sidecar) or {},
+            previous_rows=int(kept[_BASELINE_ROWS]),
+            published=store.published_sidecar(sidecar["windowEnd"]),
+            window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
+            repos=cfg.repo_names,
+            hosts=[h.name for h in cfg.hosts],
+            max_drop=cfg.guard.max_issue_row_drop,
         )
         sidecar[GUARD_KEY]["force"] = config.force
-        return sidecar, meta
+        return sidecar
 
-    return each_week(context, windows, week)
+    memo = state.memo(context, cfg, {"run_table": run_table})
+    return each_week(context, windows, week, memo, finish=guarded)
+
+
+# what the week memo keeps of a model_scorecard week: the sidecar and its baseline's issue rows
+_SIDECAR = "sidecar"
+_BASELINE_ROWS = "baseline_issue_rows"
 
 
 def _model_scorecard_of(
@@ -151,9 +176,9 @@ def _model_scorecard_of(
     candidates: pd.DataFrame,
     warnings: list[DataWarning],
     sources: list[dict[str, Any]],
-    store: ReportStore,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """One week's sidecar and its materialization metadata."""
+    """One week's sidecar (with its baseline's issue-row count, which the guard reads) and its
+    materialization metadata."""
     runs = select_runs(candidates, w)
     rows = issue_rows(runs, w)
     applicable = warnings_of_window(
@@ -172,16 +197,6 @@ def _model_scorecard_of(
     frames = scorecard_frames(sidecar)
     totals = frames.get("totals", pd.DataFrame())
     grand = sidecar.get("grandTotal") or {}
-    # what the guard check evaluates (a private key: the published sidecar copies only its listed keys)
-    sidecar[GUARD_KEY] = guard_inputs(
-        profile_of(sidecar) or {},
-        previous_rows=len(baseline_rows),
-        published=store.published_sidecar(sidecar["windowEnd"]),
-        window=f"{sidecar['windowStart']} → {sidecar['windowEnd']}",
-        repos=cfg.repo_names,
-        hosts=[h.name for h in cfg.hosts],
-        max_drop=cfg.guard.max_issue_row_drop,
-    )
     meta = {
         "window": f"{sidecar['windowStart']} → {sidecar['windowEnd']} ({w.mode} mode)",
         "issue_rows": int(grand.get("n") or 0),
@@ -190,7 +205,7 @@ def _model_scorecard_of(
         "models": len(sidecar.get("totals") or []),
         "totals": dg.MetadataValue.md(preview_markdown(totals, rows=30)),
     }
-    return sidecar, meta
+    return {_SIDECAR: sidecar, _BASELINE_ROWS: len(baseline_rows)}, meta
 
 
 @weekly_asset(kinds={"pandas"})

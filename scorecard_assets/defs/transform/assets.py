@@ -25,7 +25,7 @@ from scorecard_assets.schemas import CYCLES
 from scorecard_assets.sources.events import UNVERIFIED_EXITS_EXTRA
 from scorecard_assets.storage.tables import StoredTable
 from scorecard_assets.transform import incremental, incremental_join
-from scorecard_assets.transform.cycles import fleet_cycles
+from scorecard_assets.transform.cycles import FLEET_CYCLE_INPUTS, fleet_cycles
 
 GROUP = "transform"
 TRAIL_RUNS_STATE = "trail-runs"
@@ -91,18 +91,19 @@ def _issue_by_issue(
     load: Callable[[Any, str | None], Any],
     save: Callable[[Any, Any, Any, str], None],
     rebuild: Callable[[Any, Any], tuple[TableResult, Any, Any, int | None]],
+    read_stored: Callable[[StoredTable], pd.DataFrame] = lambda table: table.frame,
 ) -> TableResult:
     """The per-issue refresh of ``trail_runs`` and ``run_table`` (docs/incremental.md "Recomputing
     changed issues"): the state file ``where`` (workspace, file name) is used only when it carries the
     token of ``reusable`` (the stored value, when built by this code and config); ``rebuild(stored
     frame, state)`` merges or rebuilds; the new state is saved with a fresh token that the result
-    carries too."""
+    carries too. ``read_stored`` reads what ``rebuild`` needs of the stored value (all of it by default)."""
     token = secrets.token_hex(8)
     workspace, file_name = where
     with state.store().workspace(workspace) as folder:
         path = folder / file_name
         issue_state = load(path, reusable.extra.get(incremental.TOKEN_KEY) if reusable else None)
-        stored = reusable.frame if issue_state is not None and reusable is not None else None
+        stored = read_stored(reusable) if issue_state is not None and reusable is not None else None
         result, digests, notes, recomputed = rebuild(stored, issue_state)
         save(path, digests, notes, token)
     context.log.info(
@@ -147,7 +148,7 @@ def run_table(
         "run_table",
         code_version("run_table"),
         versions=versions(**inputs),
-        config=incremental.config_digest(cfg),
+        config=incremental.config_digest(cfg, only=incremental.JOIN_CONFIG),
     )
     before = previous_record(previous) if previous is not None else None
     same_build = (
@@ -172,6 +173,7 @@ def run_table(
                 stored,
                 issue_state,
             ),
+            read_stored=lambda table: table.read(columns=incremental_join.STORED_COLUMNS),
         )
         return forward_lineage(joined, trail_runs, run_telemetry, dispatch_events, agent_log_usage)
 
@@ -215,7 +217,7 @@ def cycles(
     )
 
     def compute() -> TableResult:
-        fleet = fleet_cycles(run_table.frame, as_of=as_of)
+        fleet = fleet_cycles(run_table.read(columns=FLEET_CYCLE_INPUTS), as_of=as_of)
         imported = read_cycle_files(list(cfg.cycles_import))
         frames = [f for f in (fleet.frame, imported.frame) if len(f)]
         frame = pd.concat(frames, ignore_index=True) if frames else fleet.frame

@@ -391,3 +391,22 @@ def test_a_comment_time_outside_the_representable_range_is_a_malformed_entry(
     assert result.frame["comment_id"].tolist() == [10]
     (bad,) = only(result.warnings, "malformed_line")
     assert bad.line == 2 and "created_at" in bad.message
+
+
+@pytest.mark.parametrize(
+    ("created", "kept"),
+    [
+        ("1677-09-21T23:00:00-02:00", True),  # 1677-09-22T01:00Z: inside, though its local date is not
+        ("1677-09-22T01:00:00+02:00", False),  # 1677-09-21T23:00Z: outside, though its local date is not
+        ("1678-01-01T00:30:00+23:00", True),
+        ("2261-12-31T23:30:00-23:00", True),
+        ("2262-04-10T23:00:00-02:00", False),  # 2262-04-11T01:00Z
+        ("2262-04-10T23:00:00+02:00", True),
+    ],
+)
+def test_the_range_edges_are_judged_in_utc(tmp_path: Path, created: str, kept: bool) -> None:
+    comments = [comment(10, 5, milestone("plan")), comment(11, 5, milestone("gate"), created)]
+    export(tmp_path, "acme/api", issues=[issue(5)], comments=comments)
+    result = read_recorded_trails(config(tmp_path, ["acme/api"]))
+    assert sorted(result.frame["comment_id"].tolist()) == ([10, 11] if kept else [10])
+    assert len(only(result.warnings, "malformed_line")) == (0 if kept else 1)

@@ -10,7 +10,7 @@ import pytest
 
 from scorecard_assets.records import WARNING_CODES
 from scorecard_assets.schemas import CYCLES, RUN_TABLE, contract_problems, empty_frame
-from scorecard_assets.transform.cycles import fleet_cycles, ship_judgement
+from scorecard_assets.transform.cycles import FLEET_CYCLE_INPUTS, fleet_cycles, ship_judgement
 from scorecard_tests.factories.run_table import cycle_run, run_table
 
 UTC = "UTC"
@@ -179,3 +179,18 @@ def test_empty_run_table_gives_empty_contract_frame() -> None:
     result = fleet_cycles(empty_frame(RUN_TABLE), as_of=AS_OF)
     assert result.frame.empty
     assert contract_problems(result.frame, FRAME_CONTRACT) == []
+
+
+def test_cycles_need_only_their_declared_run_table_columns() -> None:
+    """The asset reads FLEET_CYCLE_INPUTS only; every cycle field comes out the same from them."""
+    table = run_table(
+        cycle_run(),
+        cycle_run(run_id="r2", issue=2, delivered=False, stalls=1),
+        cycle_run(run_id="c", classifier_only=True),
+        cycle_run(run_id="x", started_at=pd.NaT, ended_at=pd.NaT),
+    )
+    assert set(FLEET_CYCLE_INPUTS) <= set(RUN_TABLE)
+    whole = fleet_cycles(table, as_of=AS_OF)
+    narrow = fleet_cycles(table[list(FLEET_CYCLE_INPUTS)], as_of=AS_OF)
+    pd.testing.assert_frame_equal(whole.frame, narrow.frame, check_exact=True)
+    assert whole.warnings == narrow.warnings and whole.extra == narrow.extra

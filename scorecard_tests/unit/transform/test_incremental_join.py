@@ -47,12 +47,13 @@ def generated_inputs(tmp_path_factory: pytest.TempPathFactory) -> JoinInputs:
     return read_join_inputs(load_config(out / "scorecard.yaml"), tmp_path_factory.mktemp("logs"))
 
 
-def _round_trip(folder: Path, frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` after the table store (what the next run reads back as the stored value)."""
+def _round_trip(folder: Path, frame: pd.DataFrame, columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """``frame`` after the table store (what the next run reads back as the stored value; only
+    ``columns`` of it, as the asset reads it, when given)."""
     handle = write_table(as_location(folder), TableResult(frame=frame))
     reopened = open_table(handle.directory)
     assert reopened is not None
-    return reopened.frame
+    return reopened.frame if columns is None else reopened.read(columns=columns)
 
 
 class Store:
@@ -74,7 +75,10 @@ class Store:
         incremental.save_keyed_state(path, digests, notes, token)
         self.state = incremental.load_keyed_state(path, token)
         assert self.state is not None
-        self.frame = _round_trip(self.folder / f"value-{self.count}", result.frame)
+        # the asset reads only incremental_join.STORED_COLUMNS of its stored value
+        self.frame = _round_trip(
+            self.folder / f"value-{self.count}", result.frame, incremental_join.STORED_COLUMNS
+        )
         return result, recomputed
 
 
