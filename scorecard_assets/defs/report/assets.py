@@ -38,7 +38,6 @@ from scorecard_assets.report.guard import (
     with_published,
 )
 from scorecard_assets.report.markdown import render_markdown
-from scorecard_assets.scoring.issue_rows import issue_rows
 from scorecard_assets.scoring.scorecard import scorecard_frames, scorecard_of_rows, window_issue_rows
 from scorecard_assets.scoring.sidecar.assembly import assemble_sidecar
 from scorecard_assets.scoring.sidecar.model import dump_sidecar, sidecar_problems
@@ -142,8 +141,13 @@ def model_scorecard(
     warnings = lineage_warnings(run_table)
     sources = [s.model_dump() for s in lineage_sources(run_table)]
 
+    # a week's baseline is the week before's window: in a range, its issue rows are made once
+    rows_of = functools.cache(lambda w: window_issue_rows(candidates(), w))
+
     def week(key: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        return _model_scorecard_of(cfg, windows[key], baselines[key], candidates(), warnings, sources)
+        return _model_scorecard_of(
+            cfg, windows[key], baselines[key], candidates(), rows_of, warnings, sources
+        )
 
     def guarded(_key: str, kept: dict[str, Any]) -> dict[str, Any]:
         sidecar = dict(kept[_SIDECAR])
@@ -174,17 +178,18 @@ def _model_scorecard_of(
     w: Window,
     baseline: Window,
     candidates: pd.DataFrame,
+    rows_of: Callable[[Window], pd.DataFrame],
     warnings: list[DataWarning],
     sources: list[dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """One week's sidecar (with its baseline's issue-row count, which the guard reads) and its
-    materialization metadata."""
+    materialization metadata; ``rows_of(window)`` gives a window's issue rows."""
     runs = select_runs(candidates, w)
-    rows = issue_rows(runs, w)
+    rows = rows_of(w)
     applicable = warnings_of_window(
         warnings, runs, config_dir=_config_dir(cfg), repos=[r.name for r in cfg.repos], issue_rows=rows
     )
-    baseline_rows = window_issue_rows(candidates, baseline)
+    baseline_rows = rows_of(baseline)
     sidecar = scorecard_of_rows(
         rows,
         baseline_rows,
