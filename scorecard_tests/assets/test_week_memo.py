@@ -26,7 +26,14 @@ from scorecard_tests.factories.resources import local_resources
 from scorecard_tests.factories.sample_config import sample_config_copy
 
 LATEST = "2026-11-16"  # the sample's latest complete week (as_of 2026-11-23)
-MEMOIZED = ("model_scorecard", "routing_advice", "change_alerts", "adjusted_effects", "batch_amortization")
+MEMOIZED = (
+    "model_scorecard",
+    "pairing_scores",
+    "routing_advice",
+    "change_alerts",
+    "adjusted_effects",
+    "batch_amortization",
+)
 REPORT = dg.AssetSelection.assets(*MEMOIZED)
 
 
@@ -51,6 +58,8 @@ def _values(root: Path) -> dict[str, Any]:
     }
     # when a week was computed is no part of what it is
     out["model_scorecard"].pop("generatedAt")
+    for origin in ("fleet", "imported"):
+        out["pairing_scores"][origin]["meta"].pop("generated")
     return out
 
 
@@ -109,9 +118,15 @@ def test_a_new_version_of_an_input_computes_the_week_again_with_the_same_result(
     assert stored is not None
     write_table(io / "run_table", stored.result())  # the same rows under a new version
     again = _again(first)
-    assert _reused(again) == dict.fromkeys(MEMOIZED, False)
+    # every memoized asset reads run_table but pairing_scores, which reads cycles
+    assert _reused(again) == {**dict.fromkeys(MEMOIZED, False), "pairing_scores": True}
     assert _values(first["root"]) == computed
     assert _reused(_again(first)) == dict.fromkeys(MEMOIZED, True)
+    cycles = open_table(io / "cycles")
+    assert cycles is not None
+    write_table(io / "cycles", cycles.result())
+    assert _reused(_again(first)) == {**dict.fromkeys(MEMOIZED, True), "pairing_scores": False}
+    assert _values(first["root"]) == computed
 
 
 def test_another_configuration_computes_the_week_again(first: dict, tmp_path: Path) -> None:

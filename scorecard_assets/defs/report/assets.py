@@ -215,12 +215,18 @@ def _model_scorecard_of(
 
 @weekly_asset(kinds={"pandas"})
 def pairing_scores(
-    context: dg.AssetExecutionContext, scorecard: ScorecardResource, cycles: StoredTable
+    context: dg.AssetExecutionContext,
+    scorecard: ScorecardResource,
+    state: StateStoreResource,
+    cycles: StoredTable,
 ) -> Any:
     """Pragmatikos scores of planner → builder pairings (six views) over the window's fleet cycles, and
-    separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties."""
-    windows = _windows(context.partition_keys, scorecard.load())
-    return each_week(context, windows, lambda key: _pairing_scores_of(windows[key], cycles))
+    separately over imported cycles: evidence-weighted scores, tiers, 90 % bootstrap intervals, ties.
+    A week is kept in the week memo (docs/incremental.md "Report weeks: the week memo")."""
+    cfg = scorecard.load()
+    windows = _windows(context.partition_keys, cfg)
+    memo = state.memo(context, cfg, {"cycles": cycles})
+    return each_week(context, windows, lambda key: _pairing_scores_of(windows[key], cycles), memo)
 
 
 def _pairing_scores_of(w: Window, cycles: StoredTable) -> tuple[dict[str, Any], dict[str, Any]]:
