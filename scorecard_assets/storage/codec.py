@@ -174,7 +174,9 @@ def _nested_fast(kind: pa.DataType, rows: list[Any]) -> pa.Array | None:
                 mask=mask,
             )
         if pa.types.is_list(kind) and not pa.types.is_nested(kind.value_type):
-            if pa.types.is_temporal(kind.value_type) or _offsets_of(rows) is None:
+            if pa.types.is_temporal(kind.value_type) or any(
+                v is not None and type(v) is not list for v in rows
+            ):
                 return None
             return pa.array(rows, type=kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError, ValueError):
@@ -282,13 +284,12 @@ def _plain_values(child: pa.Array) -> list[Any]:
     return times.tolist()
 
 
-def _split(flat: list[Any], arr: pa.Array, offsets: Any) -> list[Any]:
-    nulls = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
-    bounds = offsets.tolist()
-    out = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    if nulls is not None:
-        out = [None if n else v for v, n in zip(out, nulls.tolist(), strict=True)]
-    return out
+def _with_nulls(values: list[Any], arr: pa.Array) -> list[Any]:
+    """``values`` (one per element of ``arr``) with None where ``arr`` is null."""
+    if not arr.null_count:
+        return values
+    nulls = arr.is_null().to_numpy(zero_copy_only=False).tolist()
+    return [None if n else v for v, n in zip(values, nulls, strict=True)]
 
 
 def _decoded_fast(kind: pa.DataType, column: pa.ChunkedArray) -> list[Any] | None:
@@ -304,21 +305,19 @@ def _decoded_fast(kind: pa.DataType, column: pa.ChunkedArray) -> list[Any] | Non
         names = [f.name for f in kind.value_type]
         columns = [_plain_values(c) for c in items.flatten()]
         flat = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
-        return _split(flat, arr, offsets - offsets[0])
+        bounds = (offsets - offsets[0]).tolist()
+        return _with_nulls([flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)], arr)
     if pa.types.is_map(kind) and not pa.types.is_nested(kind.item_type):
         offsets = arr.offsets.to_numpy()
         start, end = int(offsets[0]), int(offsets[-1])
         keys = arr.keys.slice(start, end - start).to_pylist()
         items = arr.items.slice(start, end - start).to_pylist()
         bounds = (offsets - start).tolist()
-        out = [
+        maps = [
             dict(zip(keys[a:b], items[a:b], strict=True))
             for a, b in zip(bounds[:-1], bounds[1:], strict=True)
         ]
-        if arr.null_count:
-            nulls = arr.is_null().to_numpy(zero_copy_only=False).tolist()
-            out = [None if n else v for v, n in zip(out, nulls, strict=True)]
-        return out
+        return _with_nulls(maps, arr)
     return None
 
 
